@@ -1,0 +1,11 @@
+import { Global, Module, type DynamicModule } from '@nestjs/common';
+import { AppConfig } from './app-config';
+
+/** Makes the config loaded at boot injectable as `AppConfig` everywhere. */
+@Global()
+@Module({})
+export class ConfigModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return { module: ConfigModule, providers: [{ provide: AppConfig, useValue: config }], exports: [AppConfig] };
+  }
+}
