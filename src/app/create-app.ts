@@ -6,13 +6,26 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import type { AppConfig } from '../config/app-config';
-import { AllExceptionsFilter } from '../common/errors/all-exceptions.filter';
+import { Errors } from '../common/errors/api-error';
+import { AllExceptionsFilter, sendError } from '../common/errors/all-exceptions.filter';
 import { toApiError } from '../common/errors/validation-errors';
 import { PinoNestLogger } from '../common/logging/logger';
 import { MetricsService } from '../health/metrics.service';
 import { AppModule } from './app.module';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
+// Request ids: a random per-process part and a counter, unique without a CSPRNG call per request.
+const PROCESS_ID = randomBytes(6).toString('hex');
+let requestCounter = 0;
+
+/** Unknown routes answer straight from the catalogue, without an exception round trip. */
+class GatewayFastifyAdapter extends FastifyAdapter {
+  override setNotFoundHandler(): ReturnType<FastifyAdapter['setNotFoundHandler']> {
+    return super.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) =>
+      sendError(reply, Errors.invalidUrl(request.method, request.url)),
+    );
+  }
+}
 
 /** Builds the HTTP application (roles `api` and `all`) without listening. Tests use it too. */
 export async function createHttpApp(
@@ -20,7 +33,7 @@ export async function createHttpApp(
   logger: Logger,
   extra: Pick<ModuleMetadata, 'imports'> = {},
 ): Promise<NestFastifyApplication> {
-  const adapter = new FastifyAdapter({
+  const adapter = new GatewayFastifyAdapter({
     loggerInstance: logger,
     // One access-log line per request, written by our onResponse hook.
     logController: new LogController({ disableRequestLogging: true }),
@@ -31,7 +44,9 @@ export async function createHttpApp(
     requestIdHeader: false,
     genReqId: (request: { headers: Record<string, string | string[] | undefined> }) => {
       const given = request.headers['x-request-id'];
-      return typeof given === 'string' && REQUEST_ID.test(given) ? given : `req_${randomBytes(12).toString('hex')}`;
+      if (typeof given === 'string' && REQUEST_ID.test(given)) return given;
+      requestCounter = (requestCounter + 1) % Number.MAX_SAFE_INTEGER;
+      return `req_${PROCESS_ID}${requestCounter.toString(16).padStart(12, '0')}`;
     },
   });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRole(config, extra), adapter, {

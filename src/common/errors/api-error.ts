@@ -14,17 +14,32 @@ export interface ErrorBody {
 }
 
 export class ApiError extends Error {
+  readonly status: number;
+  readonly type: ErrorType;
+  readonly code: string | null;
+  readonly param: string | null;
+  /** Extra response headers, e.g. Retry-After on 429. */
+  readonly headers: Readonly<Record<string, string>>;
+
   constructor(
-    readonly status: number,
+    status: number,
     message: string,
-    readonly type: ErrorType,
-    readonly code: string | null,
-    readonly param: string | null = null,
-    /** Extra response headers, e.g. Retry-After on 429. */
-    readonly headers: Readonly<Record<string, string>> = {},
+    type: ErrorType,
+    code: string | null,
+    param: string | null = null,
+    headers: Readonly<Record<string, string>> = {},
   ) {
+    // A client error's stack says nothing useful and capturing it is most of its cost.
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(message);
+    Error.stackTraceLimit = limit;
     this.name = 'ApiError';
+    this.status = status;
+    this.type = type;
+    this.code = code;
+    this.param = param;
+    this.headers = headers;
   }
 
   toBody(): ErrorBody {
