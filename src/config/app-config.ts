@@ -63,6 +63,26 @@ export class AppConfig {
   @IsInt() @Min(0) @Max(600_000)
   shutdownTimeoutMs = 10_000;
 
+  /** `key:tenant` pairs, comma-separated; parsed into `apiKeys`. Unset = no auth, one tenant. */
+  @IsOptional() @Matches(/^[^\s:,]+:[\w.-]+(,[^\s:,]+:[\w.-]+)*$/, {
+    message: 'must be comma-separated key:tenant pairs (tenant: [A-Za-z0-9_.-])',
+  })
+  apiKeysRaw?: string;
+
+  /** API key → tenant, from API_KEYS; empty = auth off. Not validated here (derived). */
+  apiKeys: ReadonlyMap<string, string> = new Map();
+
+  /**
+   * Key for `reasoning.encrypted_content` (AES-256-GCM): 32 bytes as 64 hex chars or base64. Unset
+   * = a random key per process (encrypted reasoning then only round-trips to the same process).
+   */
+  @IsOptional() @Matches(/^([0-9a-fA-F]{64}|[A-Za-z0-9+/_-]{43}=?)$/, { message: 'must be 32 bytes as 64 hex characters or base64' })
+  reasoningEncryptionKey?: string;
+
+  /** How long stored responses, their input items, history and event logs are kept. */
+  @IsInt() @Min(60) @Max(365 * 24 * 3600)
+  responseTtlSeconds = 30 * 24 * 3600;
+
   @IsInt() @Min(0) @Max(65535)
   simPort = 8000;
 

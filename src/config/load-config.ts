@@ -20,12 +20,18 @@ export const ENV_VARS = {
   LOG_LEVEL: ['logLevel', 'string'],
   BODY_LIMIT_BYTES: ['bodyLimitBytes', 'int'],
   SHUTDOWN_TIMEOUT_MS: ['shutdownTimeoutMs', 'int'],
+  API_KEYS: ['apiKeysRaw', 'string'],
+  RESPONSE_TTL_SECONDS: ['responseTtlSeconds', 'int'],
+  REASONING_ENCRYPTION_KEY: ['reasoningEncryptionKey', 'string'],
   SIM_PORT: ['simPort', 'int'],
   SIM_TTFT_MS: ['simTtftMs', 'int'],
   SIM_TOKENS_PER_SECOND: ['simTokensPerSecond', 'int'],
 } as const satisfies Record<string, readonly [keyof AppConfig, Kind]>;
 
 type EnvVar = keyof typeof ENV_VARS;
+
+/** Values never echoed in error messages. */
+const SECRET_VARS: ReadonlySet<string> = new Set(['API_KEYS', 'REASONING_ENCRYPTION_KEY']);
 
 export class ConfigError extends Error {
   constructor(readonly problems: readonly string[]) {
@@ -72,9 +78,15 @@ export function loadConfig(env: Env = process.env): AppConfig {
   for (const error of validateSync(config, { forbidUnknownValues: true })) {
     const name = variableOf.get(error.property) ?? error.property;
     if (alreadyReported.has(name)) continue;
-    problems.push(`${name}=${JSON.stringify(env[name] ?? String(describe(error)))}: ${reasons(error)}`);
+    const shown = SECRET_VARS.has(name) ? '(redacted)' : JSON.stringify(env[name] ?? String(describe(error)));
+    problems.push(`${name}=${shown}: ${reasons(error)}`);
   }
   if (problems.length > 0) throw new ConfigError(problems);
+  if (config.apiKeysRaw) {
+    const keys = parseApiKeys(config.apiKeysRaw);
+    if (keys.duplicate) throw new ConfigError([`API_KEYS: the key ending in …${keys.duplicate.slice(-4)} is listed twice`]);
+    config.apiKeys = keys.map;
+  }
   return Object.freeze(config);
 }
 
@@ -86,4 +98,15 @@ function reasons(error: ValidationError): string {
   return Object.values(error.constraints ?? {})
     .map((message) => message.replace(new RegExp(`^${error.property} `), ''))
     .join('; ');
+}
+
+function parseApiKeys(raw: string): { map: Map<string, string>; duplicate?: string } {
+  const map = new Map<string, string>();
+  for (const pair of raw.split(',')) {
+    const at = pair.lastIndexOf(':');
+    const key = pair.slice(0, at);
+    if (map.has(key)) return { map, duplicate: key };
+    map.set(key, pair.slice(at + 1));
+  }
+  return { map };
 }
