@@ -1,7 +1,9 @@
 import { Module, type DynamicModule, type ModuleMetadata } from '@nestjs/common';
 import type { AppConfig } from '../config/app-config';
 import { ConfigModule } from '../config/config.module';
+import { EngineModule } from '../engine/engine.module';
 import { HealthModule } from '../health/health.module';
+import { ResponsesModule } from '../responses/responses.module';
 import { StoreModule } from '../store/store.module';
 
 /**
@@ -14,7 +16,12 @@ export class AppModule {
     const http = config.role !== 'worker';
     return {
       module: AppModule,
-      imports: [ConfigModule.forRoot(config), StoreModule, ...(http ? [HealthModule] : []), ...(extra.imports ?? [])],
+      imports: [
+        ConfigModule.forRoot(config),
+        StoreModule,
+        ...(http ? [HealthModule, EngineModule, ResponsesModule] : []),
+        ...(extra.imports ?? []),
+      ],
     };
   }
 }

@@ -37,7 +37,11 @@ export class OutputEmitter {
   private current?: OpenItem;
   private finished = false;
 
-  constructor(private readonly run: ResponseRun) {}
+  /** `seal`: makes reasoning items' `encrypted_content` (include `reasoning.encrypted_content`). */
+  constructor(
+    private readonly run: ResponseRun,
+    private readonly seal?: (text: string) => string,
+  ) {}
 
   /** The fold so far. */
   get response(): ResponseObject {
@@ -109,11 +113,16 @@ export class OutputEmitter {
     }
   }
 
-  /** Closes the open item with the given status (`incomplete` when generation was cut short). */
-  endItem(status: ItemStatus): ResponseStreamEvent[] {
+  /**
+   * Closes the open item with the given status (`incomplete` when generation was cut short).
+   * `finalText`, when given, is the item's authoritative text: joined deltas can differ from it
+   * after invalid UTF-8 (harmony-spec §6.5), and the done events must carry the real text.
+   */
+  endItem(status: ItemStatus, finalText?: string): ResponseStreamEvent[] {
     const open = this.current;
     if (!open) return [];
     this.current = undefined;
+    if (finalText !== undefined) open.text = finalText;
     const events: ResponseStreamEvent[] = [];
     const base = { sequence_number: 0, item_id: open.id, output_index: open.outputIndex };
     if (open.kind === 'message') {
@@ -204,6 +213,7 @@ export class OutputEmitter {
           id: open.id,
           summary: [],
           content: status === 'in_progress' ? [] : [{ type: 'reasoning_text', text: open.text }],
+          ...(this.seal && status !== 'in_progress' ? { encrypted_content: this.seal(open.text) } : {}),
           status,
         };
       case 'function_call':

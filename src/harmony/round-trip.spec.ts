@@ -9,7 +9,7 @@ const SPECIAL_SPELLINGS = ['<|start|>', '<|end|>', '<|message|>', '<|channel|>',
 const text = fc
   .array(fc.oneof(fc.constantFrom(...SPECIAL_SPELLINGS), fc.string({ unit: 'binary', maxLength: 12 }), fc.string({ unit: 'grapheme', maxLength: 6 })), { maxLength: 8 })
   .map((parts) => parts.join(''))
-  .filter((value) => value.isWellFormed());
+  .filter((value) => (value as unknown as { isWellFormed(): boolean }).isWellFormed());
 
 const word = fc.stringMatching(/^[a-z][a-z0-9_]{0,11}$/);
 const channel = fc.constantFrom('analysis', 'commentary', 'final');

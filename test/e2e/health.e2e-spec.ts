@@ -24,7 +24,10 @@ describe('health and metrics with Redis up', () => {
   it('is ready, with a Redis check', async () => {
     const { status, body } = await get(`${t.url}/health/ready`);
     expect(status).toBe(200);
-    expect(JSON.parse(body)).toEqual({ status: 'ready', checks: { redis: { up: true, latencyMs: expect.any(Number) } } });
+    expect(JSON.parse(body)).toEqual({
+      status: 'ready',
+      checks: { redis: { up: true, latencyMs: expect.any(Number) }, engine: { up: true, model: 'gpt-oss-simulated', contextLength: expect.any(Number) } },
+    });
   });
 
   it('serves Prometheus metrics: latency histogram by route, in-flight gauge, Redis errors', async () => {
@@ -57,7 +60,7 @@ describe('health with Redis unreachable', () => {
     const ready = await get(`${t.url}/health/ready`);
     expect(Date.now() - started).toBeLessThan(3_000);
     expect(ready.status).toBe(503);
-    expect(JSON.parse(ready.body)).toEqual({ status: 'unavailable', checks: { redis: { up: false, reason: expect.any(String) } } });
+    expect(JSON.parse(ready.body)).toMatchObject({ status: 'unavailable', checks: { redis: { up: false, reason: expect.any(String) } } });
     expect((await get(`${t.url}/health/live`)).status).toBe(200);
     expect((await get(`${t.url}/health/ready`)).status).toBe(503);
   });

@@ -1,0 +1,66 @@
+import {
+  CALL,
+  CHANNEL,
+  CONSTRAIN,
+  decodeTokens,
+  encodeText,
+  END,
+  isSpecialToken,
+  MESSAGE,
+  parseMessagesFromCompletionTokens,
+  RETURN,
+  specialTokenId,
+  START,
+  StreamParser,
+  tokenBytes,
+  type ParsedMessage,
+} from '../../harmony';
+import type { SimCodec, SimParsedMessage } from './sim-codec';
+
+const SPECIAL_SPELLING = /<\|[a-z_0-9]+\|>/g;
+
+function toSim(message: ParsedMessage): SimParsedMessage {
+  return {
+    role: message.role,
+    ...(message.name !== undefined ? { name: message.name } : {}),
+    ...(message.recipient !== undefined ? { recipient: message.recipient } : {}),
+    ...(message.channel !== undefined ? { channel: message.channel } : {}),
+    ...(message.content_type !== undefined ? { contentType: message.content_type } : {}),
+    content: message.content,
+  };
+}
+
+/** The simulated engine's view of the harmony library. */
+export function harmonySimCodec(): SimCodec {
+  return {
+    special: { start: START, end: END, message: MESSAGE, channel: CHANNEL, constrain: CONSTRAIN, return: RETURN, call: CALL },
+    encodeOrdinary: (text) => [...encodeText(text)],
+    encodeHarmony(text) {
+      const ids: number[] = [];
+      let last = 0;
+      for (const match of text.matchAll(SPECIAL_SPELLING)) {
+        const id = specialTokenId(match[0]);
+        if (id === undefined) continue;
+        if (match.index > last) ids.push(...encodeText(text.slice(last, match.index)));
+        ids.push(id);
+        last = match.index + match[0].length;
+      }
+      if (last < text.length) ids.push(...encodeText(text.slice(last)));
+      return ids;
+    },
+    decode: (ids) => decodeTokens(ids),
+    tokenBytes,
+    isSpecial: isSpecialToken,
+    parseConversation: (ids) => parseMessagesFromCompletionTokens(ids, null, true).map(toSim),
+    parseCompletion(ids) {
+      const parser = new StreamParser('assistant', false);
+      try {
+        for (const id of ids) parser.process(id);
+        parser.processEos();
+      } catch {
+        // Lenient: whatever parsed before the malformed part.
+      }
+      return parser.messages.map(toSim);
+    },
+  };
+}

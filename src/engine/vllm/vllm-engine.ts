@@ -1,0 +1,184 @@
+import { EngineError } from '../engine-error';
+import type { Engine, EngineHealth, EngineUsage, FinishReason, GenerateChunk, GenerateRequest, StructuredOutput } from '../engine';
+import { EngineHttpClient, type EngineHttpOptions } from '../http/engine-http-client';
+import { ModelInfo } from '../http/model-info';
+import { firstChoice, samplingFields, usageFrom, type WireRecord } from '../http/wire';
+import { harmonyTextCodec } from './harmony-text-codec';
+import { TextReencoder, type TokenTextCodec } from './text-reencoder';
+
+/**
+ * Where a structured-output constraint goes in the request. vLLM ≥ 0.12 only knows
+ * `structured_outputs: {json: schema}` (the `guided_json` family was removed in v0.12.0);
+ * `guided_json` is kept for older vLLM builds.
+ */
+export type StructuredOutputField = 'structured_outputs' | 'guided_json';
+
+export interface VllmEngineOptions extends EngineHttpOptions {
+  /** Model name to send; learned from `GET /v1/models` when unset. */
+  model?: string;
+  structuredOutputField?: StructuredOutputField;
+  /** Timeout of `GET /v1/models` and `GET /health`. */
+  metadataTimeoutMs?: number;
+  /** Re-encodes `text` of engines that omit `token_ids` (default: o200k_harmony). */
+  textCodec?: TokenTextCodec;
+}
+
+/**
+ * Harmony token engine over a vLLM-compatible `/v1/completions` endpoint (vLLM, and the
+ * compatible servers of TensorRT-LLM and SGLang): the prompt goes as token ids and each streamed
+ * chunk's `choices[0].token_ids` comes back. Aborting the request's signal closes the HTTP
+ * connection, which is how vLLM learns to stop generating.
+ */
+export class VllmEngine implements Engine {
+  readonly kind = 'vllm' as const;
+  private readonly http: EngineHttpClient;
+  private readonly info: ModelInfo;
+  private readonly label: string;
+
+  constructor(private readonly options: VllmEngineOptions) {
+    this.label = `the vLLM engine at ${options.url}`;
+    this.http = new EngineHttpClient(options, this.label);
+    this.info = new ModelInfo(this.http, options.model, options.metadataTimeoutMs ?? 5_000);
+  }
+
+  modelId(): Promise<string> {
+    return this.info.modelId();
+  }
+
+  contextLength(): Promise<number | undefined> {
+    return this.info.contextLength();
+  }
+
+  health(): Promise<EngineHealth> {
+    return this.info.health();
+  }
+
+  close(): Promise<void> {
+    return this.http.close();
+  }
+
+  async *generate(request: GenerateRequest): AsyncGenerator<GenerateChunk, void, undefined> {
+    const payload = this.payload(request, await this.modelIdFor(request.signal));
+    let reencoder: TextReencoder | undefined;
+    let final: GenerateChunk | undefined;
+    let usage: EngineUsage | undefined;
+    let lastId = -1;
+    try {
+      for await (const event of this.http.streamEvents({
+        path: '/v1/completions',
+        payload,
+        signal: request.signal,
+        requestId: request.requestId,
+      })) {
+        const reported = (event as WireRecord).usage;
+        if (reported !== undefined && reported !== null) usage = usageFrom(reported) ?? usage;
+        const choice = firstChoice(event, this.label);
+        if (choice === undefined) continue;
+        let tokenIds = tokenIdsOf(choice.token_ids, this.label);
+        if (tokenIds === undefined) {
+          if (typeof choice.text !== 'string') {
+            throw new EngineError('protocol', `${this.label} sent a chunk with neither "token_ids" nor "text"`);
+          }
+          reencoder ??= new TextReencoder(this.options.textCodec ?? harmonyTextCodec());
+          tokenIds = reencoder.push(choice.text);
+        }
+        const finish = choice.finish_reason;
+        if (finish === undefined || finish === null) {
+          if (final !== undefined) throw new EngineError('protocol', `${this.label} sent tokens after finishing`);
+          if (tokenIds.length > 0) {
+            lastId = tokenIds[tokenIds.length - 1]!;
+            yield { tokenIds };
+          }
+          continue;
+        }
+        if (reencoder) tokenIds.push(...reencoder.flush());
+        if (tokenIds.length > 0) lastId = tokenIds[tokenIds.length - 1]!;
+        // Hold the last chunk back until the usage chunk that follows it, so both travel together.
+        final = this.finalChunk(finish, choice.stop_reason, tokenIds, lastId, request.stopTokenIds);
+      }
+    } catch (error) {
+      // A stall after the finish chunk only cost us the usage numbers.
+      if (!(final && error instanceof EngineError && error.kind === 'timeout')) throw error;
+    }
+    if (final === undefined) {
+      throw new EngineError('server_error', `${this.label} ended the stream before generation finished`);
+    }
+    if (usage) final.usage = usage;
+    yield final;
+  }
+
+  private async modelIdFor(signal: AbortSignal): Promise<string> {
+    if (signal.aborted) throw new EngineError('aborted', `the request to ${this.label} was aborted`, { cause: signal.reason });
+    return this.info.modelId();
+  }
+
+  private payload(request: GenerateRequest, model: string): WireRecord {
+    const payload: WireRecord = {
+      model,
+      prompt: request.promptTokens,
+      max_tokens: request.maxTokens,
+      stream: true,
+      stream_options: { include_usage: true },
+      return_token_ids: true,
+      skip_special_tokens: false,
+      stop_token_ids: request.stopTokenIds,
+      ...samplingFields(request.sampling),
+    };
+    if (request.structuredOutput) Object.assign(payload, this.structuredFields(request.structuredOutput));
+    if (request.cacheSalt !== undefined) payload.cache_salt = request.cacheSalt;
+    return payload;
+  }
+
+  private structuredFields(output: StructuredOutput): WireRecord {
+    if (this.options.structuredOutputField === 'guided_json') {
+      return { guided_json: output.type === 'json_schema' ? output.schema : { type: 'object' } };
+    }
+    return { structured_outputs: output.type === 'json_schema' ? { json: output.schema } : { json_object: true } };
+  }
+
+  private finalChunk(
+    finish: unknown,
+    stopReason: unknown,
+    tokenIds: number[],
+    lastId: number,
+    stopTokenIds: readonly number[],
+  ): GenerateChunk {
+    const finishReason = finishReasonOf(finish, this.label);
+    const chunk: GenerateChunk = { tokenIds, finishReason };
+    if (finishReason === 'stop' && typeof stopReason === 'number' && stopTokenIds.includes(stopReason)) {
+      chunk.stopTokenId = stopReason;
+      // Some servers drop the stop token from the output; the harmony parser needs it.
+      if (lastId !== stopReason) tokenIds.push(stopReason);
+    } else if (finishReason === 'stop' && stopTokenIds.includes(lastId)) {
+      chunk.stopTokenId = lastId;
+    }
+    return chunk;
+  }
+}
+
+function tokenIdsOf(value: unknown, label: string): number[] | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (!Array.isArray(value)) throw new EngineError('protocol', `${label} sent "token_ids" that is not an array`);
+  for (let i = 0; i < value.length; i++) {
+    const id: unknown = value[i];
+    if (typeof id !== 'number' || !Number.isInteger(id) || id < 0) {
+      throw new EngineError('protocol', `${label} sent an invalid token id: ${JSON.stringify(id)}`);
+    }
+  }
+  return value as number[];
+}
+
+function finishReasonOf(value: unknown, label: string): FinishReason {
+  switch (value) {
+    case 'length':
+      return 'length';
+    case 'abort':
+      return 'abort';
+    case 'error':
+      throw new EngineError('server_error', `${label} reported an error while generating`);
+    default:
+      if (typeof value !== 'string') throw new EngineError('protocol', `${label} sent a non-string finish_reason`);
+      // "stop", "eos", "stop_sequence"…: the engine ended by its own rule.
+      return 'stop';
+  }
+}
