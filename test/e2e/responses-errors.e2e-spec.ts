@@ -1,5 +1,7 @@
 import { BAD_REQUESTS } from '../fixtures/bad-requests';
+import { startTestApp } from '../support/app';
 import { startGateway, type Gateway } from '../support/gateway';
+import { deadRedisUrl, deleteKeys, testPrefix } from '../support/redis';
 
 let gw: Gateway;
 beforeAll(async () => {
@@ -55,10 +57,7 @@ describe('query parameters', () => {
 
 describe('an unreachable engine', () => {
   it('answers 503 engine_unavailable (JSON, even when streaming) and reports not ready', async () => {
-    const { deadRedisUrl } = await import('../support/redis');
     const deadEngine = (await deadRedisUrl()).replace('redis://', 'http://');
-    const { startTestApp } = await import('../support/app');
-    const { testPrefix, deleteKeys } = await import('../support/redis');
     const prefix = testPrefix('noengine');
     const app = await startTestApp({ KEY_PREFIX: prefix, ENGINE: 'vllm', ENGINE_URL: deadEngine, ENGINE_MODEL: 'openai/gpt-oss-20b' });
     try {
