@@ -11,7 +11,7 @@ import {
   type HarmonyMessage,
   type ParsedMessage,
 } from '../harmony';
-import { buildChatPrompt } from '../prompt/chat-prompt';
+import { buildChatPrompt, structuredOutputOf } from '../prompt/chat-prompt';
 import { buildHarmonyPrompt, type HarmonyHistory } from '../prompt/harmony-prompt';
 import type { ConversationRecord } from '../store/response-store';
 import { OutputEmitter, type Outcome, type StreamedItemKind } from './output-emitter';
@@ -91,6 +91,9 @@ export class ResponseRunner {
         maxTokens,
         stopTokenIds: STOP_TOKENS_FOR_ASSISTANT_ACTIONS,
         sampling: samplingOf(request),
+        // vLLM applies the grammar after the reasoning ends when served with
+        // `--reasoning-parser openai_gptoss` (README); the format is also described to the model.
+        ...(structuredOutputOf(request) ? { structuredOutput: structuredOutputOf(request)! } : {}),
         ...(request.promptCacheKey ? { cacheSalt: `${run.tenant}:${request.promptCacheKey}` } : {}),
         requestId: run.requestId,
         signal,

@@ -76,6 +76,7 @@ export class ResponsesService {
     if (request.model !== model) {
       throw new ApiError(404, `The model '${request.model}' does not exist. This server serves '${model}'.`, 'invalid_request_error', 'model_not_found', 'model');
     }
+    this.checkEngineCanHonour(request);
     let history: ConversationRecord | null = null;
     let previousOutput: OutputItem[] = [];
     let previousInput: StoredInputItem[] = [];
@@ -149,6 +150,20 @@ export class ResponsesService {
     }
     writer.end();
     await this.persist(run, step.value);
+  }
+
+  /** Settings a harmony token engine cannot honour are a 400, never silently ignored. */
+  private checkEngineCanHonour(request: ResponseRequest): void {
+    if (this.engine.format !== 'harmony') return;
+    if (request.toolChoice !== 'auto' && request.toolChoice !== 'none') {
+      throw Errors.unsupportedValue('tool_choice', "gpt-oss (harmony) engines only support 'auto' and 'none'.");
+    }
+    if (request.include.includes('message.output_text.logprobs') || request.topLogprobs > 0) {
+      throw Errors.unsupportedValue(
+        request.topLogprobs > 0 ? 'top_logprobs' : 'include',
+        'token logprobs are not supported with gpt-oss (harmony) engines; they are with chat engines.',
+      );
+    }
   }
 
   /** Reasoning sent back as `encrypted_content` (stateless clients) is opened into plain `content`. */

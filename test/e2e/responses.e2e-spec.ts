@@ -234,6 +234,19 @@ describe('POST /v1/responses with the openai SDK', () => {
     });
   });
 
+  it('passes text.format json_schema to the engine and echoes it', async () => {
+    const format = {
+      type: 'json_schema' as const,
+      name: 'city',
+      schema: { type: 'object', properties: { name: { type: 'string' }, population: { type: 'integer' } }, required: ['name', 'population'], additionalProperties: false },
+      strict: true,
+    };
+    const response = await client.responses.create({ model: MODEL, input: 'Describe Paris', text: { format } });
+    expectValid(response);
+    expect(response.text.format).toEqual({ ...format, description: null });
+    expect(JSON.parse(response.output_text)).toEqual({ name: expect.any(String), population: expect.any(Number) });
+  });
+
   it('rejects an unknown model with model_not_found', async () => {
     await expect(client.responses.create({ model: 'gpt-5', input: 'x' })).rejects.toMatchObject({ status: 404, error: { code: 'model_not_found', param: 'model' } });
   });

@@ -41,6 +41,10 @@ function patchOpenAi(spec: Json): Json {
     const p = part.properties as Record<string, Json> | undefined;
     if (p?.usage) p.usage = allowNull(p.usage);
   }
+  // Like `user`: the echo of a json_schema text format carries `description: null` when the
+  // client gave none (Open Responses requires the key, nullable), but the spec types it string.
+  const jsonSchemaFormat = all.TextResponseFormatJsonSchema?.properties as Record<string, Json> | undefined;
+  if (jsonSchemaFormat?.description) jsonSchemaFormat.description = allowNull(jsonSchemaFormat.description);
   // Quirk 3: MCPApprovalResponseResource requires an undefined `request_id`.
   const mcp = all.MCPApprovalResponseResource;
   if (mcp && Array.isArray(mcp.required)) mcp.required = (mcp.required as string[]).filter((k) => k !== 'request_id');
@@ -77,6 +81,10 @@ function validators(): NonNullable<typeof cache> {
   if (cache) return cache;
   const openai = patchOpenAi(load('openai-responses-openapi.json'));
   const or = load('openresponses-openapi.json');
+  // Open Responses types the echoed json_schema format's `schema` as `anyOf: [{type: null}]`, which
+  // no real schema satisfies (OpenAI's spec has the object): a generator slip, allow an object.
+  const orFormat = schemas(or).JsonSchemaResponseFormat?.properties as Record<string, Json> | undefined;
+  if (orFormat?.schema) orFormat.schema = { anyOf: [{ type: 'object' }, { type: 'null' }] };
   const orEvents = new Map<string, ValidateFunction>();
   for (const [name, schema] of Object.entries(schemas(or))) {
     const type = ((schema.properties as Record<string, Json> | undefined)?.type?.enum as string[] | undefined)?.[0];
