@@ -243,7 +243,7 @@ describe('POST /v1/responses with the openai SDK', () => {
     };
     const response = await client.responses.create({ model: MODEL, input: 'Describe Paris', text: { format } });
     expectValid(response);
-    expect(response.text.format).toEqual({ ...format, description: null });
+    expect(response.text?.format).toEqual({ ...format, description: null });
     expect(JSON.parse(response.output_text)).toEqual({ name: expect.any(String), population: expect.any(Number) });
   });
 
