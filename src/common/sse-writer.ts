@@ -1,6 +1,8 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyReply } from 'fastify';
 
+const FLUSH_MS = 2;
+
 export interface SseOptions {
   /** A comment line is sent after this much silence, so proxies keep the connection. 0 = never. */
   keepAliveMs: number;
@@ -19,6 +21,8 @@ export class SseWriter {
   private closed = false;
   private keepAlive?: NodeJS.Timeout;
   private lastWrite = 0;
+  private lastFlush = 0;
+  private flushedContent = false;
 
   constructor(
     private readonly reply: FastifyReply,
@@ -37,12 +41,26 @@ export class SseWriter {
     return this.started;
   }
 
-  /** Writes one event; resolves when the socket can take more (immediately unless buffered). */
+  /**
+   * Writes one event; resolves when the socket can take more (immediately unless buffered).
+   * Node corks the socket on a write and uncorks it on the next tick, which a burst of events
+   * processed in microtasks (an engine read holding many chunks) would postpone to the end of
+   * the burst. So the first delta is flushed at once (time to first token) and later ones
+   * at most FLUSH_MS apart, while events in between share one socket write.
+   */
   async write(type: string, json: string): Promise<void> {
     if (this.closed) return;
     if (!this.started) this.start();
-    this.lastWrite = Date.now();
-    if (!this.raw.write(`event: ${type}\ndata: ${json}\n\n`)) await this.drained();
+    const ok = this.raw.write(`event: ${type}\ndata: ${json}\n\n`);
+    const now = performance.now();
+    if (!this.flushedContent ? type.endsWith('.delta') : now - this.lastFlush >= FLUSH_MS) {
+      this.flushedContent = true;
+      this.lastFlush = now;
+      const socket = this.raw.socket;
+      if (socket?.writableCorked) socket.uncork();
+    }
+    this.lastWrite = now;
+    if (!ok) await this.drained();
   }
 
   /** Ends the stream with `data: [DONE]`. */
@@ -65,7 +83,7 @@ export class SseWriter {
     });
     if (this.options.keepAliveMs > 0) {
       this.keepAlive = setInterval(() => {
-        if (Date.now() - this.lastWrite >= this.options.keepAliveMs && !this.closed) this.raw.write(': keepalive\n\n');
+        if (performance.now() - this.lastWrite >= this.options.keepAliveMs && !this.closed) this.raw.write(': keepalive\n\n');
       }, this.options.keepAliveMs);
       this.keepAlive.unref();
     }

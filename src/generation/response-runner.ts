@@ -99,6 +99,8 @@ export class ResponseRunner {
         signal,
       });
       for await (const chunk of stream) {
+        // Deltas are coalesced per engine chunk: one event for the text of all its tokens.
+        let pending = '';
         for (const id of chunk.tokenIds) {
           generated += 1;
           produced = true;
@@ -110,9 +112,11 @@ export class ResponseRunner {
             yield* emitter.beginItem(openKind, openKind === 'function_call' ? { name: functionName(parser.currentRecipient) } : undefined);
           } else if (parser.state === 'Content') {
             if (openKind === 'reasoning') reasoningTokens += 1;
-            if (parser.lastContentDelta !== null) yield emitter.delta(parser.lastContentDelta);
+            if (parser.lastContentDelta !== null) pending += parser.lastContentDelta;
           }
           if (parser.messages.length > completed) {
+            if (pending) yield emitter.delta(pending);
+            pending = '';
             const message = parser.messages[parser.messages.length - 1]!;
             if (emitter.openItem) yield* emitter.endItem('completed', message.content);
             else if (message.content) {
@@ -124,6 +128,7 @@ export class ResponseRunner {
             openKind = undefined;
           }
         }
+        if (pending && emitter.openItem) yield emitter.delta(pending);
         if (chunk.finishReason) finishReason = chunk.finishReason;
         if (chunk.usage) engineUsage = chunk.usage;
       }
