@@ -54,6 +54,13 @@ export class ResponseRunner {
     return yield* this.harmonyTurn(this.handle.engine, run, emitter, signal);
   }
 
+  /** The prompt size of a run, as the engine would receive it (harmony engines only). */
+  countPromptTokens(run: ResponseRun): number {
+    if (this.handle.format !== 'harmony') throw new Error('token counting needs a harmony engine');
+    const prompt = buildHarmonyPrompt(run.request, harmonyHistory(run), today());
+    return renderConversationForCompletion(prompt.messages, 'assistant').tokens.length;
+  }
+
   /**
    * One harmony turn: render the prompt, stream token ids through the harmony parser, and map
    * each parsed message to an output item (analysis → reasoning, final → message, a call to

@@ -23,6 +23,12 @@ export class ResponsesController {
     await this.responses.create(parseCreateRequest(body), tenant, reply);
   }
 
+  @Post('input_tokens')
+  @HttpCode(200)
+  inputTokens(@Body() body: unknown, @Tenant() tenant: string): Promise<{ object: 'response.input_tokens'; input_tokens: number }> {
+    return this.responses.countInputTokens(body, tenant);
+  }
+
   @Get(':id')
   retrieve(@Param('id') id: string, @Query() query: Record<string, unknown>, @Tenant() tenant: string): Promise<ResponseObject> {
     return this.responses.retrieve(id, tenant, parseRetrieveQuery(query));

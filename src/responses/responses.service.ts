@@ -16,6 +16,7 @@ import { ResponseStore, type ConversationRecord } from '../store/response-store'
 import { engineErrorToApi } from './engine-errors';
 import { pageOf, toStoredInputItems, type ItemPage } from './input-items';
 import type { InputItemsQuery, RetrieveQuery } from './request/query-params';
+import { parseTokenCountRequest } from './request/create-request';
 import { ReasoningCipher } from '../common/reasoning-cipher';
 
 
@@ -41,6 +42,16 @@ export class ResponsesService {
     const signal = clientAbortSignal(reply);
     if (request.stream) await this.stream(run, reply, signal);
     else await reply.send(await this.complete(run, signal));
+  }
+
+  /** `POST /v1/responses/input_tokens`: the prompt the request would send, counted exactly. */
+  async countInputTokens(body: unknown, tenant: string): Promise<{ object: 'response.input_tokens'; input_tokens: number }> {
+    if (this.engine.format !== 'harmony') {
+      throw Errors.unsupportedParameter('model', 'counting input tokens needs the model tokenizer, which chat-completions engines do not expose.');
+    }
+    const request = parseTokenCountRequest(body, await this.engine.engine.modelId());
+    const run = await this.prepare(request, tenant, 'input-tokens');
+    return { object: 'response.input_tokens', input_tokens: this.runner.countPromptTokens(run) };
   }
 
   async retrieve(id: string, tenant: string, query: RetrieveQuery): Promise<ResponseObject> {

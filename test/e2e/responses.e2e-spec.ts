@@ -251,6 +251,15 @@ describe('POST /v1/responses with the openai SDK', () => {
     await expect(client.responses.create({ model: 'gpt-5', input: 'x' })).rejects.toMatchObject({ status: 404, error: { code: 'model_not_found', param: 'model' } });
   });
 
+  it('counts input tokens exactly as the prompt the engine receives', async () => {
+    const marker = `count-${Date.now()}`;
+    const counted = await client.responses.inputTokens.count({ model: MODEL, input: marker, instructions: 'Be brief.' });
+    expect(counted).toMatchObject({ object: 'response.input_tokens', input_tokens: expect.any(Number) });
+    const created = await client.responses.create({ model: MODEL, input: marker, instructions: 'Be brief.' });
+    expect(created.usage!.input_tokens).toBe(counted.input_tokens);
+    await expect(client.responses.inputTokens.count({ model: MODEL, input: 'x', personality: 'pirate' } as never)).rejects.toMatchObject({ status: 400 });
+  });
+
   it('lists the served model', async () => {
     const models = await client.models.list();
     expect(models.data.map((m) => m.id)).toEqual([MODEL]);

@@ -297,3 +297,17 @@ function withIdAndStatus<T extends { id?: string; status?: ItemStatus }>(check: 
   if (raw.status !== undefined && raw.status !== null) item.status = check.at('status').oneOf(raw.status, ITEM_STATUS);
   return item;
 }
+
+const TOKEN_COUNT_FIELDS = [
+  'model', 'input', 'previous_response_id', 'tools', 'text', 'reasoning', 'truncation', 'instructions', 'conversation',
+  'tool_choice', 'parallel_tool_calls', 'personality',
+];
+
+/** A `POST /v1/responses/input_tokens` body (spec TokenCountsBody), as a create request to render. */
+export function parseTokenCountRequest(body: unknown, servedModel: string): ResponseRequest {
+  const check = new JsonCheck('');
+  const b = check.object(body, TOKEN_COUNT_FIELDS);
+  if (b.personality !== undefined && b.personality !== null) throw check.at('personality').unsupported('personalities are not supported by this server.');
+  const { personality: _personality, ...rest } = b;
+  return parseCreateRequest({ ...rest, model: rest.model ?? servedModel, store: false });
+}
