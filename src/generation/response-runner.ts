@@ -57,8 +57,7 @@ export class ResponseRunner {
   /** The prompt size of a run, as the engine would receive it (harmony engines only). */
   countPromptTokens(run: ResponseRun): number {
     if (this.handle.format !== 'harmony') throw new Error('token counting needs a harmony engine');
-    const prompt = buildHarmonyPrompt(run.request, harmonyHistory(run), today());
-    return renderConversationForCompletion(prompt.messages, 'assistant').tokens.length;
+    return fitHarmonyPrompt(run.request, harmonyHistory(run), undefined).promptTokens.length;
   }
 
   /**
@@ -68,14 +67,14 @@ export class ResponseRunner {
    */
   private async *harmonyTurn(engine: Engine, run: ResponseRun, emitter: OutputEmitter, signal: AbortSignal): AsyncGenerator<ResponseStreamEvent, RunResult, undefined> {
     const request = run.request;
-    const prompt = buildHarmonyPrompt(request, harmonyHistory(run), today());
-    const promptTokens = renderConversationForCompletion(prompt.messages, 'assistant').tokens;
     const contextLength = await engine.contextLength();
+    const { prompt, promptTokens } = fitHarmonyPrompt(request, harmonyHistory(run), contextLength);
     const room = contextLength === undefined ? undefined : contextLength - promptTokens.length;
     if (room !== undefined && room <= 0) {
       throw new ApiError(
         400,
-        `The prompt is ${promptTokens.length} tokens, which does not fit the model's context of ${contextLength} tokens. Shorten the input.`,
+        `The prompt is ${promptTokens.length} tokens, which does not fit the model's context of ${contextLength} tokens. ` +
+          (request.truncation === 'auto' ? 'Even without earlier turns it is too long: shorten the input.' : "Shorten the input, or set truncation to 'auto'."),
         'invalid_request_error',
         'context_length_exceeded',
         'input',
@@ -257,6 +256,27 @@ export class ResponseRunner {
 }
 
 const DEFAULT_MAX_TOKENS = 32_768;
+
+/**
+ * The prompt, and with `truncation: "auto"` the oldest whole turns of the history dropped (a turn
+ * starts at a user message) until it fits the context; the pinned date and call ids stay.
+ */
+function fitHarmonyPrompt(
+  request: ResponseRequest,
+  history: HarmonyHistory | null,
+  contextLength: number | undefined,
+): { prompt: ReturnType<typeof buildHarmonyPrompt>; promptTokens: number[] } {
+  const date = history?.date ?? today();
+  let kept = history;
+  for (;;) {
+    const prompt = buildHarmonyPrompt(request, kept, date);
+    const promptTokens = renderConversationForCompletion(prompt.messages, 'assistant').tokens;
+    const fits = contextLength === undefined || promptTokens.length < contextLength;
+    if (fits || request.truncation !== 'auto' || !kept || kept.messages.length === 0) return { prompt, promptTokens };
+    const nextTurn = kept.messages.findIndex((message, index) => index > 0 && message.role === 'user');
+    kept = { ...kept, messages: nextTurn < 0 ? [] : kept.messages.slice(nextTurn) };
+  }
+}
 
 function harmonyHistory(run: ResponseRun): HarmonyHistory | null {
   const history = run.history;

@@ -15,8 +15,8 @@ export interface Gateway {
  * The gateway over real HTTP, driving the simulated engine through its vLLM-compatible HTTP
  * server (ENGINE=vllm), with its own Redis key prefix that `close()` cleans up.
  */
-export async function startGateway(env: Record<string, string> = {}, name = 'gw'): Promise<Gateway> {
-  const sim = new SimServer({ port: 0 });
+export async function startGateway(env: Record<string, string> = {}, name = 'gw', simOptions: { contextLength?: number } = {}): Promise<Gateway> {
+  const sim = new SimServer({ port: 0, ...simOptions });
   const simUrl = await sim.listen();
   const prefix = testPrefix(name);
   const app = await startTestApp({ KEY_PREFIX: prefix, ENGINE: 'vllm', ENGINE_URL: simUrl, ...env });

@@ -70,7 +70,6 @@ export function parseCreateRequest(body: unknown): ResponseRequest {
   const text = optional(b.text, (v) => root.at('text').object(v, ['format', 'verbosity']));
   const reasoning = optional(b.reasoning, (v) => root.at('reasoning').object(v, ['effort', 'summary', 'generate_summary']));
   const truncation = optional(b.truncation, (v) => root.at('truncation').oneOf(v, ['auto', 'disabled'] as const), 'disabled');
-  if (truncation === 'auto') throw root.at('truncation').unsupported("'auto' truncation is not supported yet; use 'disabled'.");
   return {
     model,
     input: optional(b.input, (v) => parseInput(root.at('input'), v), []),
