@@ -2,7 +2,9 @@ import { Module, type DynamicModule, type ModuleMetadata } from '@nestjs/common'
 import type { AppConfig } from '../config/app-config';
 import { ConfigModule } from '../config/config.module';
 import { EngineModule } from '../engine/engine.module';
+import { GenerationModule } from '../generation/generation.module';
 import { HealthModule } from '../health/health.module';
+import { QueueModule } from '../queue/queue.module';
 import { ResponsesModule } from '../responses/responses.module';
 import { StoreModule } from '../store/store.module';
 
@@ -19,7 +21,11 @@ export class AppModule {
       imports: [
         ConfigModule.forRoot(config),
         StoreModule,
-        ...(http ? [HealthModule, EngineModule, ResponsesModule] : []),
+        HealthModule,
+        EngineModule,
+        GenerationModule,
+        QueueModule.forRole(config.role !== 'api'),
+        ...(http ? [ResponsesModule] : []),
         ...(extra.imports ?? []),
       ],
     };

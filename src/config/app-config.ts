@@ -83,6 +83,10 @@ export class AppConfig {
   @IsInt() @Min(60) @Max(365 * 24 * 3600)
   responseTtlSeconds = 30 * 24 * 3600;
 
+  /** Background responses one worker process runs at once. */
+  @IsInt() @Min(1) @Max(10_000)
+  workerConcurrency = 16;
+
   @IsInt() @Min(0) @Max(65535)
   simPort = 8000;
 

@@ -23,6 +23,7 @@ export const ENV_VARS = {
   API_KEYS: ['apiKeysRaw', 'string'],
   RESPONSE_TTL_SECONDS: ['responseTtlSeconds', 'int'],
   REASONING_ENCRYPTION_KEY: ['reasoningEncryptionKey', 'string'],
+  WORKER_CONCURRENCY: ['workerConcurrency', 'int'],
   SIM_PORT: ['simPort', 'int'],
   SIM_TTFT_MS: ['simTtftMs', 'int'],
   SIM_TOKENS_PER_SECOND: ['simTokensPerSecond', 'int'],

@@ -56,9 +56,17 @@ export class OutputEmitter {
     return this.current;
   }
 
-  /** `response.created` and `response.in_progress` (a foreground response starts in progress). */
+  /**
+   * A foreground response starts with `response.created` and `response.in_progress`. A background
+   * one was announced by the API (`created` with status queued, then `queued`: see
+   * `queuedEvents`), so its worker continues the same log at sequence 2 with `in_progress`.
+   */
   start(): ResponseStreamEvent[] {
     const response = initialResponse(this.run, 'in_progress');
+    if (this.run.request.background) {
+      this.sequence = QUEUED_EVENT_COUNT;
+      return [this.emit({ type: 'response.in_progress', sequence_number: 0, response })];
+    }
     return [
       this.emit({ type: 'response.created', sequence_number: 0, response }),
       this.emit({ type: 'response.in_progress', sequence_number: 0, response }),
@@ -223,6 +231,31 @@ export class OutputEmitter {
 }
 
 const ID_KIND = { reasoning: 'rs', message: 'msg', function_call: 'fc' } as const;
+
+/** How many events announce a background response before its worker starts. */
+export const QUEUED_EVENT_COUNT = 2;
+
+/** The first events of a background response, written when it is enqueued. */
+export function queuedEvents(run: ResponseRun): ResponseStreamEvent[] {
+  const response = initialResponse(run, 'queued');
+  return [
+    { type: 'response.created', sequence_number: 0, response },
+    { type: 'response.queued', sequence_number: 1, response },
+  ];
+}
+
+/** The terminal event of a background response cancelled before any worker took it. */
+export function cancelledWhileQueuedEvent(sequence: number): ResponseStreamEvent {
+  const message = 'The response was cancelled.';
+  return {
+    type: 'error',
+    sequence_number: sequence,
+    code: CANCELLED_CODE,
+    message,
+    param: null,
+    error: { type: 'invalid_request_error', code: CANCELLED_CODE, message, param: null },
+  };
+}
 
 function emptyPart(kind: 'message' | 'reasoning'): ContentPart {
   return kind === 'message' ? { type: 'output_text', text: '', annotations: [], logprobs: [] } : { type: 'reasoning_text', text: '' };

@@ -30,8 +30,14 @@ export class ResponsesController {
   }
 
   @Get(':id')
-  retrieve(@Param('id') id: string, @Query() query: Record<string, unknown>, @Tenant() tenant: string): Promise<ResponseObject> {
-    return this.responses.retrieve(id, tenant, parseRetrieveQuery(query));
+  async retrieve(@Param('id') id: string, @Query() query: Record<string, unknown>, @Tenant() tenant: string, @Res() reply: FastifyReply): Promise<void> {
+    await this.responses.retrieve(id, tenant, parseRetrieveQuery(query), reply);
+  }
+
+  @Post(':id/cancel')
+  @HttpCode(200)
+  cancel(@Param('id') id: string, @Tenant() tenant: string): Promise<ResponseObject> {
+    return this.responses.cancel(id, tenant);
   }
 
   @Delete(':id')

@@ -56,6 +56,13 @@ export class RedisService implements OnApplicationShutdown {
     await quit(connection);
   }
 
+  /** A connection for BullMQ (which needs `maxRetriesPerRequest: null`); closed with the others. */
+  createQueueConnection(name: string): Redis {
+    const connection = this.connect(name, { maxRetriesPerRequest: null });
+    this.blocking.add(connection);
+    return connection;
+  }
+
   /** Called for every connection error (metrics count them). */
   onError(listener: ErrorListener): void {
     this.errorListeners.add(listener);

@@ -67,6 +67,24 @@ export class ResponseStore {
     await exec(multi);
   }
 
+  /** Input items and conversation of a response whose snapshot is managed by transitions. */
+  async saveHistory(id: string, extra: { input?: StoredInputItem[]; conversation?: ConversationRecord }): Promise<void> {
+    const ttl = this.config.responseTtlSeconds;
+    const multi = this.redis.command.multi();
+    if (extra.input) multi.set(this.key(id, 'input'), JSON.stringify(extra.input), 'EX', ttl);
+    if (extra.conversation) multi.set(this.key(id, 'messages'), JSON.stringify(extra.conversation), 'EX', ttl);
+    await exec(multi);
+  }
+
+  /** Marks a running response for cancellation (the worker checks it after subscribing). */
+  async flagCancel(id: string): Promise<void> {
+    await this.redis.command.set(this.redis.keys.response(id, 'cancel'), '1', 'EX', this.config.responseTtlSeconds);
+  }
+
+  async isCancelFlagged(id: string): Promise<boolean> {
+    return (await this.redis.command.exists(this.redis.keys.response(id, 'cancel'))) === 1;
+  }
+
   /**
    * Replaces the snapshot if its status allows (`from`: the statuses it may have now, or '*' for
    * any non-terminal one). Atomic: concurrent cancels and completions cannot both win.

@@ -60,7 +60,6 @@ export function parseCreateRequest(body: unknown): ResponseRequest {
   const store = optional(b.store, (v) => root.at('store').boolean(v), true);
   const background = optional(b.background, (v) => root.at('background').boolean(v), false);
   if (background && !store) throw root.at('background').unsupported('background responses must be stored: set store to true or background to false.');
-  if (background) throw root.at('background').unsupported('background responses are not supported yet.');
   const tools = optional(b.tools, (v) => parseTools(root.at('tools'), v), []);
   const streamOptions = optional(b.stream_options, (v) => root.at('stream_options').object(v, ['include_obfuscation']));
   if (streamOptions && !stream) throw root.at('stream_options').unsupported('stream_options is only allowed when stream is true.');
