@@ -50,7 +50,8 @@ export function closeOnSignals(app: INestApplicationContext, options: CloseOptio
     gracefulClose(app, options)
       .then(() => {
         options.logger.flush();
-        process.exitCode = 0;
+        // Everything is closed; leftover library timers must not hold the process.
+        process.exit(0);
       })
       .catch((error: unknown) => {
         options.logger.error({ err: error }, 'error during shutdown');

@@ -87,6 +87,10 @@ export class AppConfig {
   @IsInt() @Min(1) @Max(10_000)
   workerConcurrency = 16;
 
+  /** A worker refreshes its runs' heartbeats this often; a run whose heartbeat is 3× older is failed by a reaper. */
+  @IsInt() @Min(100) @Max(600_000)
+  heartbeatIntervalMs = 2_000;
+
   @IsInt() @Min(0) @Max(65535)
   simPort = 8000;
 

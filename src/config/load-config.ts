@@ -24,6 +24,7 @@ export const ENV_VARS = {
   RESPONSE_TTL_SECONDS: ['responseTtlSeconds', 'int'],
   REASONING_ENCRYPTION_KEY: ['reasoningEncryptionKey', 'string'],
   WORKER_CONCURRENCY: ['workerConcurrency', 'int'],
+  HEARTBEAT_INTERVAL_MS: ['heartbeatIntervalMs', 'int'],
   SIM_PORT: ['simPort', 'int'],
   SIM_TTFT_MS: ['simTtftMs', 'int'],
   SIM_TOKENS_PER_SECOND: ['simTokensPerSecond', 'int'],

@@ -1,4 +1,8 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { AppConfig } from '../config/app-config';
+import { RunRegistry } from '../store/run-registry';
 import { initialResponse } from '../generation/initial-response';
 import { ResponseRunner, type RunResult } from '../generation/response-runner';
 import type { ResponseRun } from '../generation/response-run';
@@ -15,15 +19,30 @@ import { LogWriter } from './log-writer';
  * status. Cancels arrive through the CancelBus and abort the engine request.
  */
 @Injectable()
-export class BackgroundExecution {
+export class BackgroundExecution implements OnApplicationShutdown {
   private readonly logger = new Logger(BackgroundExecution.name);
+  readonly workerId = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+  private readonly running = new Set<string>();
+  private readonly heartbeat: NodeJS.Timeout;
 
   constructor(
     private readonly runner: ResponseRunner,
     private readonly store: ResponseStore,
     private readonly log: EventLog,
     private readonly bus: CancelBus,
-  ) {}
+    private readonly registry: RunRegistry,
+    config: AppConfig,
+  ) {
+    // One timer beats for every run of this process; a process killed with -9 stops beating.
+    this.heartbeat = setInterval(() => {
+      this.registry.beat([...this.running], this.workerId).catch((error: unknown) => this.logger.warn(`heartbeat failed: ${String(error)}`));
+    }, config.heartbeatIntervalMs);
+    this.heartbeat.unref();
+  }
+
+  onApplicationShutdown(): void {
+    clearInterval(this.heartbeat);
+  }
 
   async execute(run: ResponseRun): Promise<void> {
     const claimed = await this.store.transition(initialResponse(run, 'in_progress'), ['queued']);
@@ -31,6 +50,8 @@ export class BackgroundExecution {
       this.logger.log(`skipping ${run.responseId}: it is ${claimed.current ?? 'gone'}`);
       return;
     }
+    await this.registry.start(run.responseId, this.workerId);
+    this.running.add(run.responseId);
     const controller = new AbortController();
     const unwatch = await this.bus.watch(run.responseId, controller);
     const writer = new LogWriter(this.log, run.responseId);
@@ -47,6 +68,8 @@ export class BackgroundExecution {
       await this.log.touch(run.responseId);
     } finally {
       unwatch();
+      this.running.delete(run.responseId);
+      await this.registry.finish(run.responseId);
     }
   }
 

@@ -1,6 +1,7 @@
 import { Global, Module, type DynamicModule } from '@nestjs/common';
 import { BackgroundExecution } from './background-execution';
 import { CancelBus } from './cancel-bus';
+import { Reaper } from './reaper';
 import { ResponseQueue } from './response-queue';
 import { RunResponseProcessor } from './run-response.processor';
 
@@ -11,7 +12,7 @@ export class QueueModule {
   static forRole(worker: boolean): DynamicModule {
     return {
       module: QueueModule,
-      providers: [ResponseQueue, CancelBus, ...(worker ? [BackgroundExecution, RunResponseProcessor] : [])],
+      providers: [ResponseQueue, CancelBus, ...(worker ? [BackgroundExecution, RunResponseProcessor, Reaper] : [])],
       exports: [ResponseQueue, CancelBus],
     };
   }

@@ -72,6 +72,12 @@ export class EventLog {
     return entries.map(toLogged);
   }
 
+  /** The sequence number of the last logged event, or -1. */
+  async lastSequence(responseId: string): Promise<number> {
+    const last = (await this.redis.command.xrevrange(this.key(responseId), '+', '-', 'COUNT', 1)) as Array<[string, string[]]>;
+    return last.length === 0 ? -1 : sequenceOf(last[0]![0]);
+  }
+
   /** Refreshes the log's TTL together with the response's other keys (called at the end of a run). */
   async touch(responseId: string): Promise<void> {
     await this.redis.command.expire(this.key(responseId), this.config.responseTtlSeconds);

@@ -25,6 +25,11 @@ export class RedisKeys {
     return `${this.prefix}:cancel`;
   }
 
+  /** Sorted set of background responses being run (score: when their run started), for the reaper. */
+  running(): string {
+    return `${this.prefix}:running`;
+  }
+
   /** BullMQ `prefix` option: `{prefix}:bull`, hash-tagged for Cluster. */
   queuePrefix(): string {
     return `{${this.prefix}}:bull`;

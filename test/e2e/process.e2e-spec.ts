@@ -4,6 +4,8 @@ import { freePort, spawnService } from '../support/process';
 const prefix = testPrefix('process');
 afterAll(() => deleteKeys(prefix));
 
+jest.setTimeout(30_000);
+
 describe('the service as a process', () => {
   it('refuses to start on a bad setting, naming the variable', async () => {
     const service = spawnService({ PORT: 'http', ROLE: 'everything' });
