@@ -140,8 +140,8 @@ export class SimServer {
     const id = `cmpl-sim-${this.nextId++}`;
     const created = Math.floor(Date.now() / 1000);
     if (wire.stream) return this.streamCompletion(wire, res, chunks, first, id, created);
-    const all: GenerateChunk[] = [first];
-    for await (const chunk of iterate(chunks, first)) all.push(chunk);
+    const all: GenerateChunk[] = [];
+    for await (const chunk of iterate(chunks, first)) all.push(chunk); // iterate() yields `first` too
     const tokenIds = all.flatMap((c) => c.tokenIds);
     const last = all.at(-1)!;
     const stopped = last.stopTokenId !== undefined;
@@ -218,8 +218,8 @@ export class SimServer {
     const id = `chatcmpl-sim-${this.nextId++}`;
     const created = Math.floor(Date.now() / 1000);
     if (wire.stream) return this.streamChat(wire, res, deltas, first, id, created);
-    const all: ChatDelta[] = [first];
-    for await (const delta of iterate(deltas, first)) all.push(delta);
+    const all: ChatDelta[] = [];
+    for await (const delta of iterate(deltas, first)) all.push(delta); // iterate() yields `first` too
     sendJson(res, 200, chatCompletion(all, id, created, this.engine.model, wire));
   }
 
