@@ -87,6 +87,10 @@ export class AppConfig {
   @IsInt() @Min(1) @Max(10_000)
   workerConcurrency = 16;
 
+  /** Background responses one tenant may have waiting in the queue; beyond it, 429. */
+  @IsInt() @Min(1) @Max(10_000_000)
+  queueLimitPerTenant = 1_000;
+
   /** A worker refreshes its runs' heartbeats this often; a run whose heartbeat is 3× older is failed by a reaper. */
   @IsInt() @Min(100) @Max(600_000)
   heartbeatIntervalMs = 2_000;

@@ -25,6 +25,7 @@ export const ENV_VARS = {
   REASONING_ENCRYPTION_KEY: ['reasoningEncryptionKey', 'string'],
   WORKER_CONCURRENCY: ['workerConcurrency', 'int'],
   HEARTBEAT_INTERVAL_MS: ['heartbeatIntervalMs', 'int'],
+  QUEUE_LIMIT_PER_TENANT: ['queueLimitPerTenant', 'int'],
   SIM_PORT: ['simPort', 'int'],
   SIM_TTFT_MS: ['simTtftMs', 'int'],
   SIM_TOKENS_PER_SECOND: ['simTokensPerSecond', 'int'],

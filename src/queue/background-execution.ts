@@ -46,6 +46,7 @@ export class BackgroundExecution implements OnApplicationShutdown {
 
   async execute(run: ResponseRun): Promise<void> {
     const claimed = await this.store.transition(initialResponse(run, 'in_progress'), ['queued']);
+    await this.registry.release(run.tenant, run.responseId);
     if (!claimed.written) {
       this.logger.log(`skipping ${run.responseId}: it is ${claimed.current ?? 'gone'}`);
       return;

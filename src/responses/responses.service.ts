@@ -18,6 +18,8 @@ import { CancelBus } from '../queue/cancel-bus';
 import { ResponseQueue } from '../queue/response-queue';
 import { EventLog, type LoggedEvent } from '../store/event-log';
 import { EventTail } from '../store/event-tail';
+import { RunRegistry } from '../store/run-registry';
+import { AppConfig } from '../config/app-config';
 import { ResponseStore, type ConversationRecord } from '../store/response-store';
 import { engineErrorToApi } from './engine-errors';
 import { pageOf, toStoredInputItems, type ItemPage } from './input-items';
@@ -51,6 +53,8 @@ export class ResponsesService {
     private readonly tail: EventTail,
     private readonly queue: ResponseQueue,
     private readonly bus: CancelBus,
+    private readonly registry: RunRegistry,
+    private readonly config: AppConfig,
     @Inject(ENGINE) private readonly engine: ConfiguredEngine,
   ) {}
 
@@ -67,11 +71,19 @@ export class ResponsesService {
    * job is enqueued; a worker on any replica continues the event log from there.
    */
   private async startBackground(run: ResponseRun, reply: FastifyReply): Promise<void> {
+    if (!(await this.registry.reserve(run.tenant, run.responseId, this.config.queueLimitPerTenant))) {
+      throw Errors.tooManyQueued(this.config.queueLimitPerTenant, 5);
+    }
     const events = queuedEvents(run);
     const queued = (events[0] as { response: ResponseObject }).response;
     await this.store.save({ tenant: run.tenant, response: queued }, { input: toStoredInputItems(run.responseId, run.request.input) });
     await this.log.append(run.responseId, events.map((event) => ({ sequence: event.sequence_number, type: event.type, json: JSON.stringify(event) })));
-    await this.queue.enqueue(run);
+    try {
+      await this.queue.enqueue(run);
+    } catch (error) {
+      await this.registry.release(run.tenant, run.responseId);
+      throw error;
+    }
     if (run.request.stream) await this.followLog(run.responseId, -1, reply);
     else await reply.send(queued);
   }
@@ -132,6 +144,7 @@ export class ResponsesService {
       const cancelled: ResponseObject = { ...response, status: 'cancelled' };
       if ((await this.store.transition(cancelled, ['queued'])).written) {
         await this.queue.removeWaiting(id);
+        await this.registry.release(tenant, id);
         const event = cancelledWhileQueuedEvent(QUEUED_EVENT_COUNT);
         await this.log.append(id, [{ sequence: event.sequence_number, type: event.type, json: JSON.stringify(event) }]);
         return cancelled;

@@ -30,6 +30,11 @@ export class RedisKeys {
     return `${this.prefix}:running`;
   }
 
+  /** Sorted set of a tenant's queued background responses (score: when queued), bounding its queue. */
+  queued(tenant: string): string {
+    return `${this.prefix}:queued:${tenant}`;
+  }
+
   /** BullMQ `prefix` option: `{prefix}:bull`, hash-tagged for Cluster. */
   queuePrefix(): string {
     return `{${this.prefix}}:bull`;

@@ -2,6 +2,13 @@ import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
 import { RedisService } from './redis.service';
 
+const RESERVE = `
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[2])
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then return 0 end
+redis.call('ZADD', KEYS[1], ARGV[1], ARGV[4])
+return 1
+`;
+
 /**
  * Which background responses are running, and whether their worker is alive: each run has a
  * heartbeat key with a TTL of three intervals, refreshed by its worker, and an entry in a sorted
@@ -16,6 +23,28 @@ export class RunRegistry {
 
   private get ttlMs(): number {
     return this.config.heartbeatIntervalMs * 3;
+  }
+
+  /**
+   * Reserves a place in the tenant's queue; false when it is full. Entries older than the
+   * response TTL are dropped first, so a lost entry cannot shrink the queue for ever.
+   */
+  async reserve(tenant: string, responseId: string, limit: number): Promise<boolean> {
+    const reserved = await this.redis.command.eval(
+      RESERVE,
+      1,
+      this.redis.keys.queued(tenant),
+      Date.now(),
+      Date.now() - this.config.responseTtlSeconds * 1000,
+      limit,
+      responseId,
+    );
+    return reserved === 1;
+  }
+
+  /** Frees the place (the run started, was cancelled, or could not be enqueued). */
+  async release(tenant: string, responseId: string): Promise<void> {
+    await this.redis.command.zrem(this.redis.keys.queued(tenant), responseId);
   }
 
   async start(responseId: string, worker: string): Promise<void> {

@@ -125,3 +125,31 @@ describe('a background response no worker has taken yet', () => {
     expect((await apiClient.responses.retrieve(queued.id)).status).toBe('cancelled');
   });
 });
+
+describe('the per-tenant queue limit', () => {
+  let api: Gateway;
+  beforeAll(async () => {
+    api = await startGateway({ ROLE: 'api', QUEUE_LIMIT_PER_TENANT: '2' }, 'bg-limit');
+  });
+  afterAll(async () => {
+    await api.close();
+  });
+
+  it('answers 429 with Retry-After beyond it, and frees a place when one leaves the queue', async () => {
+    const apiClient = api.client();
+    const first = await apiClient.responses.create({ model: MODEL, input: 'one', background: true });
+    await apiClient.responses.create({ model: MODEL, input: 'two', background: true });
+    const refused = await fetch(`${api.app.url}/v1/responses`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: MODEL, input: 'three', background: true }),
+    });
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toBe('5');
+    expect(await refused.json()).toEqual({ error: expect.objectContaining({ type: 'rate_limit_error', code: 'rate_limit_exceeded', param: 'background' }) });
+    // Foreground requests are not queued and not limited.
+    expect((await apiClient.responses.create({ model: MODEL, input: 'foreground' })).status).toBe('completed');
+    await apiClient.responses.cancel(first.id);
+    expect((await apiClient.responses.create({ model: MODEL, input: 'three again', background: true })).status).toBe('queued');
+  });
+});

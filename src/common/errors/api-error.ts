@@ -80,5 +80,14 @@ export const Errors = {
     invalid(405, `Method ${method} is not allowed on ${url}.`, 'method_not_allowed'),
   internal: () =>
     new ApiError(500, 'The server had an error while processing your request. Sorry about that!', 'server_error', 'server_error'),
+  tooManyQueued: (limit: number, retryAfterSeconds: number) =>
+    new ApiError(
+      429,
+      `Too many background responses are waiting for this API key (limit ${limit}); retry after ${retryAfterSeconds} s.`,
+      'rate_limit_error',
+      'rate_limit_exceeded',
+      'background',
+      { 'retry-after': String(retryAfterSeconds) },
+    ),
   unavailable: (message: string) => new ApiError(503, message, 'server_error', 'service_unavailable'),
 } as const;
