@@ -77,7 +77,7 @@ describe('background responses', () => {
     await slowScript(marker);
     const queued = await client.responses.create({ model: MODEL, input: marker, background: true });
     const reader = fetch(`${gw.app.url}/v1/responses/${queued.id}?stream=true`).then((r) => r.text());
-    await until(queued.id, (r) => r.status === 'in_progress');
+    await fetch(`${gw.sim.url}/sim/requests?contains=${marker}&status=active&waitMs=10000`);
     await new Promise((resolve) => setTimeout(resolve, 300));
     const cancelled = await client.responses.cancel(queued.id);
     expect(cancelled.status).toBe('cancelled');
