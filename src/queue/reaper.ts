@@ -3,7 +3,12 @@ import { AppConfig } from '../config/app-config';
 import { ResponseAccumulator } from '../generation/response-accumulator';
 import type { ResponseStreamEvent } from '../generation/types/events';
 import type { ResponseObject } from '../generation/types/response';
+import { initialResponse } from '../generation/initial-response';
+import { QUEUED_EVENT_COUNT } from '../generation/output-emitter';
 import { EventLog } from '../store/event-log';
+import { RedisService } from '../store/redis.service';
+import { parseJobRun } from './job-payload';
+import { ResponseQueue } from './response-queue';
 import { ResponseStore } from '../store/response-store';
 import { RunRegistry } from '../store/run-registry';
 
@@ -26,6 +31,8 @@ export class Reaper implements OnApplicationBootstrap, OnApplicationShutdown {
     private readonly store: ResponseStore,
     private readonly log: EventLog,
     private readonly config: AppConfig,
+    private readonly queue: ResponseQueue,
+    private readonly redis: RedisService,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -54,14 +61,35 @@ export class Reaper implements OnApplicationBootstrap, OnApplicationShutdown {
     return reaped;
   }
 
+  /**
+   * A run whose worker died before producing any event is run again by another worker, once:
+   * back to `queued` (atomically, from in_progress) and enqueued as a retry job.
+   */
+  private async retry(id: string, response: ResponseObject): Promise<boolean> {
+    const once = await this.redis.command.set(this.redis.keys.response(id, 'retried'), '1', 'EX', this.config.responseTtlSeconds, 'NX');
+    if (once !== 'OK') return false;
+    let run;
+    try {
+      run = parseJobRun(await this.queue.runOf(id));
+    } catch {
+      return false;
+    }
+    if (!(await this.store.transition({ ...initialResponse(run, 'queued'), created_at: response.created_at }, ['in_progress'])).written) return false;
+    await this.registry.forget(id);
+    await this.queue.enqueueRetry(run);
+    this.logger.warn(`re-queued ${id}: its worker died before producing any event`);
+    return true;
+  }
+
   private async reap(id: string): Promise<boolean> {
     const stored = await this.store.load(id);
     if (!stored || stored.response.status !== 'in_progress') {
       await this.registry.forget(id);
       return false;
     }
-    const fold = new ResponseAccumulator();
     const logged = await this.log.readAfter(id, -1, 100_000);
+    if (logged.length <= QUEUED_EVENT_COUNT && (await this.retry(id, stored.response))) return true;
+    const fold = new ResponseAccumulator();
     for (const event of logged) fold.apply(JSON.parse(event.json) as ResponseStreamEvent);
     const partial: ResponseObject = fold.started ? fold.response : stored.response;
     const failed: ResponseObject = {

@@ -23,6 +23,16 @@ export class ResponseQueue implements BeforeApplicationShutdown {
     await this.queue.add(RUN_JOB, run, { jobId: run.responseId, attempts: 1, removeOnComplete: true, removeOnFail: { age: 24 * 3600 } });
   }
 
+  /** The run a job carries, while BullMQ still has the job. */
+  async runOf(responseId: string): Promise<unknown> {
+    return (await this.queue.getJob(responseId))?.data;
+  }
+
+  /** Enqueues a second (and last) attempt of a run whose worker died before producing anything. */
+  async enqueueRetry(run: ResponseRun): Promise<void> {
+    await this.queue.add(RUN_JOB, run, { jobId: `${run.responseId}-retry`, attempts: 1, removeOnComplete: true, removeOnFail: { age: 24 * 3600 } });
+  }
+
   /** Removes a job no worker has taken yet; false if it is running (or gone). */
   async removeWaiting(responseId: string): Promise<boolean> {
     const job = await this.queue.getJob(responseId);

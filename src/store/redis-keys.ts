@@ -5,7 +5,7 @@
  * touched together by Lua scripts and MULTI. The BullMQ prefix is hash-tagged on the key prefix so
  * that all of a queue's keys share a slot too.
  */
-export type ResponseKeyKind = 'snapshot' | 'input' | 'messages' | 'events' | 'cancel' | 'heartbeat';
+export type ResponseKeyKind = 'snapshot' | 'input' | 'messages' | 'events' | 'cancel' | 'heartbeat' | 'retried';
 
 export class RedisKeys {
   constructor(readonly prefix: string) {}
@@ -53,6 +53,7 @@ export const RESPONSE_KEY_KINDS: readonly ResponseKeyKind[] = [
   'events',
   'cancel',
   'heartbeat',
+  'retried',
 ];
 
 export const QUEUE_NAMES = { responses: 'responses' } as const;
