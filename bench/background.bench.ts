@@ -11,6 +11,14 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { Agent, request } from 'undici';
+import { loadConfig } from '../src/config/load-config';
+import { ReasoningCipher } from '../src/common/reasoning-cipher';
+import { SimulatedEngine } from '../src/engine/simulated/simulated-engine';
+import { ResponseRunner } from '../src/generation/response-runner';
+import { LogWriter } from '../src/queue/log-writer';
+import { EventLog } from '../src/store/event-log';
+import { RedisService } from '../src/store/redis.service';
+import { aRun } from '../test/support/fixtures';
 import { freePort, startProcess, stopProcess } from './support/processes';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -39,6 +47,40 @@ async function timeToEvent(url: string, init: { method: 'GET' | 'POST'; body?: u
     if (at < 0 && (chunk as Buffer).toString('utf8').split('\n').some((line) => line.startsWith('data: {') && first(line))) at = performance.now() - started;
   }
   return at;
+}
+
+/**
+ * The event log's own cost: the same background runs through the real ResponseRunner (in-process
+ * simulated engine), once only iterating the events and once also appending them to Redis with
+ * the worker's LogWriter. Returns the ratio of throughputs (with / without).
+ */
+async function eventLogCost(prefix: string, runs: number): Promise<{ ratio: number; withLog: number; without: number; events: number }> {
+  const config = loadConfig({ REDIS_URL, KEY_PREFIX: `${prefix}-log` });
+  const redis = new RedisService(config);
+  const log = new EventLog(redis, config);
+  const runner = new ResponseRunner({ format: 'harmony', engine: new SimulatedEngine({}) }, new ReasoningCipher(undefined));
+  let events = 0;
+  const pass = async (withLog: boolean): Promise<number> => {
+    const started = performance.now();
+    for (let i = 0; i < runs; i += 1) {
+      const run = aRun({}, { background: true, input: [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: `log cost ${i}` }] }] });
+      const writer = withLog ? new LogWriter(log, run.responseId) : undefined;
+      const iterator = runner.run(run, new AbortController().signal);
+      for (let step = await iterator.next(); !step.done; step = await iterator.next()) {
+        events += 1;
+        writer?.push(step.value);
+      }
+      await writer?.drain();
+    }
+    return runs / ((performance.now() - started) / 1000);
+  };
+  await pass(false); // warm up
+  events = 0;
+  const without = await pass(false);
+  const perRun = events / runs;
+  const withLog = await pass(true);
+  await redis.onApplicationShutdown();
+  return { ratio: withLog / without, withLog, without, events: perRun };
 }
 
 async function main(): Promise<void> {
@@ -113,6 +155,7 @@ async function main(): Promise<void> {
     const foreground = await run(false);
     const background = await run(true);
 
+    const logCost = await eventLogCost(prefix, 500);
     const sample = ids[0]!;
     const memory = async (kind: string): Promise<number> => Number((await redis.call('MEMORY', 'USAGE', `${prefix}:{${sample}}:${kind}`, 'SAMPLES', '0')) ?? 0);
     const events = Number(await redis.xlen(`${prefix}:{${sample}}:events`));
@@ -126,6 +169,10 @@ async function main(): Promise<void> {
     console.log(`| cancel of a running response → answered cancelled | ${pct(cancel, 0.5).toFixed(2)} ms | ${pct(cancel, 0.99).toFixed(2)} ms |`);
     console.log('');
     console.log(`throughput, ${RESPONSES} responses at concurrency 32: background ${background.toFixed(0)}/s, foreground ${foreground.toFixed(0)}/s, ratio ${(background / foreground).toFixed(2)}`);
+    console.log(
+      `event log cost, same runs in-process (${logCost.events.toFixed(0)} events each): ${logCost.withLog.toFixed(0)} runs/s with the log, ` +
+        `${logCost.without.toFixed(0)} without, ratio ${logCost.ratio.toFixed(2)}`,
+    );
     console.log(`Redis memory of one stored background response (${events} events): snapshot ${snapshot} B, input ${input} B, history ${messages} B, event log ${log} B (${(log / events).toFixed(0)} B per event)`);
   } finally {
     redis.disconnect();
@@ -135,7 +182,7 @@ async function main(): Promise<void> {
     const cleaner = new Redis(REDIS_URL);
     for (let pass = 0; pass < 2; pass += 1) {
       await new Promise((r) => setTimeout(r, 300));
-      for (const pattern of [`${prefix}:*`, `{${prefix}}:*`]) {
+      for (const pattern of [`${prefix}:*`, `{${prefix}}:*`, `${prefix}-log:*`]) {
         let cursor = '0';
         do {
           const [nextCursor, keys] = await cleaner.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
