@@ -1,22 +1,13 @@
 import 'reflect-metadata';
 import type { Server } from 'node:http';
-import { ConfigError, loadConfig } from './config/load-config';
+import { loadConfigOrExit } from './config/load-config';
 import { createLogger } from './common/logging/logger';
 import { createHttpApp, createWorkerContext } from './app/create-app';
 import { closeOnSignals } from './app/shutdown';
 import { RedisService } from './store/redis.service';
 
 async function main(): Promise<void> {
-  let config;
-  try {
-    config = loadConfig();
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`${error.message}\n`);
-      process.exit(78); // EX_CONFIG
-    }
-    throw error;
-  }
+  const config = loadConfigOrExit();
   const logger = createLogger(config.logLevel, config.role);
 
   if (config.role === 'worker') {

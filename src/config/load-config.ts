@@ -113,3 +113,16 @@ function parseApiKeys(raw: string): { map: Map<string, string>; duplicate?: stri
   }
   return { map };
 }
+
+/** For process entry points: the config, or a message naming every bad variable and exit 78 (EX_CONFIG). */
+export function loadConfigOrExit(env: Env = process.env): AppConfig {
+  try {
+    return loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(78);
+    }
+    throw error;
+  }
+}

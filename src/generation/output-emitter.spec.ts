@@ -1,53 +1,14 @@
 import { eventProblems, responseProblems } from '../../test/support/schemas';
 import { OutputEmitter } from './output-emitter';
+import { aRun } from '../../test/support/fixtures';
 import { ResponseAccumulator } from './response-accumulator';
 import type { ResponseRequest } from './response-request';
 import type { ResponseRun } from './response-run';
 import type { ResponseStreamEvent } from './types/events';
 import type { ResponseUsage } from './types/response';
 
-function request(overrides: Partial<ResponseRequest> = {}): ResponseRequest {
-  return {
-    model: 'gpt-oss-simulated',
-    input: [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'hi' }] }],
-    instructions: null,
-    tools: [],
-    toolChoice: 'auto',
-    parallelToolCalls: true,
-    maxOutputTokens: null,
-    maxToolCalls: null,
-    temperature: null,
-    topP: null,
-    topLogprobs: 0,
-    textFormat: { type: 'text' },
-    verbosity: 'medium',
-    reasoningEffort: null,
-    reasoningSummary: null,
-    store: true,
-    stream: true,
-    background: false,
-    metadata: {},
-    previousResponseId: null,
-    truncation: 'disabled',
-    user: null,
-    safetyIdentifier: null,
-    promptCacheKey: null,
-    serviceTier: 'auto',
-    include: [],
-    includeObfuscation: false,
-    ...overrides,
-  };
-}
-
 function newRun(overrides: Partial<ResponseRequest> = {}): ResponseRun {
-  return {
-    responseId: `resp_${'ab'.repeat(24)}`,
-    tenant: 'default',
-    createdAt: 1_700_000_000,
-    model: 'gpt-oss-simulated',
-    request: request(overrides),
-    history: null,
-  };
+  return aRun({ responseId: `resp_${'ab'.repeat(24)}`, createdAt: 1_700_000_000 }, { stream: true, ...overrides });
 }
 
 const usage: ResponseUsage = {

@@ -1,4 +1,5 @@
-import { Module } from '@nestjs/common';
+import { Logger, Module, type OnModuleInit } from '@nestjs/common';
+import { AppConfig } from '../config/app-config';
 import { AuthGuard } from '../common/auth/auth.guard';
 import { ModelsController } from './models.controller';
 import { ResponsesController } from './responses.controller';
@@ -8,4 +9,12 @@ import { ResponsesService } from './responses.service';
   controllers: [ResponsesController, ModelsController],
   providers: [ResponsesService, AuthGuard],
 })
-export class ResponsesModule {}
+export class ResponsesModule implements OnModuleInit {
+  constructor(private readonly config: AppConfig) {}
+
+  onModuleInit(): void {
+    if (this.config.apiKeys.size === 0) {
+      new Logger('Auth').warn('API_KEYS is not set: authentication is off and every caller shares one tenant');
+    }
+  }
+}

@@ -1,4 +1,4 @@
-import { Injectable, Logger, type CanActivate, type ExecutionContext, type OnModuleInit } from '@nestjs/common';
+import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { AppConfig } from '../../config/app-config';
 import { ApiError } from '../errors/api-error';
@@ -17,16 +17,8 @@ export function tenantOf(request: FastifyRequest): string {
  * belongs to one default tenant (and startup logs a warning).
  */
 @Injectable()
-export class AuthGuard implements CanActivate, OnModuleInit {
-  private readonly logger = new Logger('Auth');
-
+export class AuthGuard implements CanActivate {
   constructor(private readonly config: AppConfig) {}
-
-  onModuleInit(): void {
-    if (this.config.apiKeys.size === 0) {
-      this.logger.warn('API_KEYS is not set: authentication is off and every caller shares one tenant');
-    }
-  }
 
   canActivate(context: ExecutionContext): boolean {
     const request = context.switchToHttp().getRequest<TenantRequest>();

@@ -1,19 +1,10 @@
 import 'reflect-metadata';
-import { ConfigError, loadConfig } from '../../config/load-config';
+import { loadConfigOrExit } from '../../config/load-config';
 import { SimServer } from './sim-server';
 
 /** `npm run engine:sim`: the simulated engine as a standalone vLLM-compatible server on SIM_PORT. */
 async function main(): Promise<void> {
-  let config;
-  try {
-    config = loadConfig();
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`${error.message}\n`);
-      process.exit(78); // EX_CONFIG
-    }
-    throw error;
-  }
+  const config = loadConfigOrExit();
   const server = new SimServer({
     port: config.simPort,
     host: config.host,
