@@ -104,7 +104,7 @@ export class ResponsesService {
         finished = isTerminal(event);
       }
     };
-    for (;;) {
+    while (!writer.isClosed) {
       const batch = await this.log.readAfter(responseId, last, 1_000);
       if (batch.length === 0) break;
       await write(batch);
