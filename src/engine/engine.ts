@@ -119,6 +119,8 @@ export interface ChatRequest {
   /** Set to request token logprobs with this many alternatives per token (0 = logprobs only). */
   topLogprobs?: number;
   structuredOutput?: StructuredOutput;
+  /** Salts the engine's prefix cache (vLLM's `cache_salt`; other servers ignore it). */
+  cacheSalt?: string;
   requestId?: string;
   signal: AbortSignal;
 }

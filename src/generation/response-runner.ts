@@ -100,7 +100,7 @@ export class ResponseRunner {
         // vLLM applies the grammar after the reasoning ends when served with
         // `--reasoning-parser openai_gptoss` (README); the format is also described to the model.
         ...(structuredOutputOf(request) ? { structuredOutput: structuredOutputOf(request)! } : {}),
-        ...(request.promptCacheKey ? { cacheSalt: `${run.tenant}:${request.promptCacheKey}` } : {}),
+        ...(request.promptCacheKey ? { cacheSalt: cacheSaltOf(run) } : {}),
         requestId: run.requestId,
         signal,
       });
@@ -192,6 +192,7 @@ export class ResponseRunner {
         maxTokens: request.maxOutputTokens ?? undefined,
         topLogprobs: wantLogprobs ? request.topLogprobs : undefined,
         structuredOutput: prompt.structuredOutput,
+        ...(request.promptCacheKey ? { cacheSalt: cacheSaltOf(run) } : {}),
         requestId: run.requestId,
         signal,
       });
@@ -301,6 +302,11 @@ function functionName(recipient: string | null): string {
 
 function asHistory(message: ParsedMessage): HarmonyMessage {
   return { ...message, content: [{ type: 'text', text: message.content }] };
+}
+
+/** The prompt cache key, scoped to the tenant so tenants cannot probe each other's cached prompts. */
+function cacheSaltOf(run: ResponseRun): string {
+  return `${run.tenant}:${run.request.promptCacheKey ?? ''}`;
 }
 
 export function samplingOf(request: ResponseRequest): Sampling {

@@ -27,7 +27,7 @@ const tool = { type: 'function' as const, name: 'lookup', description: 'Look a w
 
 describe('Responses over a chat-completions engine', () => {
   it('maps reasoning_content to a reasoning item and content to a message', async () => {
-    const response = await client.responses.create({ model: MODEL, input: 'Hello chat engine' });
+    const response = await client.responses.create({ model: MODEL, input: 'Hello chat engine', prompt_cache_key: 'chat-cache' });
     expect(responseProblems(response)).toEqual([]);
     expect(response.output.map((item) => item.type)).toEqual(['reasoning', 'message']);
     expect(response.output_text).toContain('Hello chat engine');

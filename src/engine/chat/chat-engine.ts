@@ -190,6 +190,7 @@ export function chatPayload(request: ChatRequest, model: string): WireRecord {
         : { type: 'function', function: { name: request.toolChoice.name } };
   }
   if (request.parallelToolCalls !== undefined) payload.parallel_tool_calls = request.parallelToolCalls;
+  if (request.cacheSalt !== undefined) payload.cache_salt = request.cacheSalt;
   if (request.topLogprobs !== undefined) {
     payload.logprobs = true;
     payload.top_logprobs = request.topLogprobs;
