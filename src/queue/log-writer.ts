@@ -1,6 +1,11 @@
 import type { ResponseStreamEvent } from '../generation/types/events';
 import { EventLog, type LoggedEvent } from '../store/event-log';
 
+/** An event as the log stores it: its number, type and the exact JSON streamed to clients. */
+export function toLoggedEvent(event: ResponseStreamEvent): LoggedEvent {
+  return { sequence: event.sequence_number, type: event.type, json: JSON.stringify(event) };
+}
+
 /**
  * Appends a running response's events to its log in order, batching the events produced in one
  * turn of the event loop into one atomic append (no per-token round trip).
@@ -19,7 +24,7 @@ export class LogWriter {
 
   push(event: ResponseStreamEvent): void {
     if (this.failure) throw this.failure;
-    this.pending.push({ sequence: event.sequence_number, type: event.type, json: JSON.stringify(event) });
+    this.pending.push(toLoggedEvent(event));
     this.lastSequence = event.sequence_number;
     if (!this.scheduled) {
       this.scheduled = true;

@@ -8,6 +8,7 @@ import { QUEUED_EVENT_COUNT } from '../generation/output-emitter';
 import { EventLog } from '../store/event-log';
 import { RedisService } from '../store/redis.service';
 import { parseJobRun } from './job-payload';
+import { toLoggedEvent } from './log-writer';
 import { ResponseQueue } from './response-queue';
 import { ResponseStore } from '../store/response-store';
 import { RunRegistry } from '../store/run-registry';
@@ -109,7 +110,7 @@ export class Reaper implements OnApplicationBootstrap, OnApplicationShutdown {
       error: { type: 'server_error', code: 'server_error', message: MESSAGE, param: null },
     };
     const terminal: ResponseStreamEvent = { type: 'response.failed', sequence_number: next + 1, response: failed };
-    await this.log.append(id, [error, terminal].map((event) => ({ sequence: event.sequence_number, type: event.type, json: JSON.stringify(event) })));
+    await this.log.append(id, [error, terminal].map(toLoggedEvent));
     await this.registry.forget(id);
     this.logger.warn(`failed ${id}: its worker's heartbeat expired`);
     return true;

@@ -1,13 +1,14 @@
 import { Logger, Module, type OnModuleInit } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
 import { AuthGuard } from '../common/auth/auth.guard';
+import { BackgroundResponses } from './background-responses.service';
 import { ModelsController } from './models.controller';
 import { ResponsesController } from './responses.controller';
 import { ResponsesService } from './responses.service';
 
 @Module({
   controllers: [ResponsesController, ModelsController],
-  providers: [ResponsesService, AuthGuard],
+  providers: [ResponsesService, BackgroundResponses, AuthGuard],
 })
 export class ResponsesModule implements OnModuleInit {
   constructor(private readonly config: AppConfig) {}

@@ -11,16 +11,9 @@ import type { ResponseRun } from '../generation/response-run';
 import { ResponseRunner, type RunResult } from '../generation/response-runner';
 import type { ResponseStreamEvent } from '../generation/types/events';
 import type { InputItem, OutputItem, StoredInputItem } from '../generation/types/items';
-import { TERMINAL_STATUSES, type ResponseObject } from '../generation/types/response';
-import { cancelledWhileQueuedEvent, QUEUED_EVENT_COUNT, queuedEvents } from '../generation/output-emitter';
-import { CANCELLED_CODE } from '../generation/response-accumulator';
-import { CancelBus } from '../queue/cancel-bus';
-import { ResponseQueue } from '../queue/response-queue';
-import { EventLog, type LoggedEvent } from '../store/event-log';
-import { EventTail } from '../store/event-tail';
-import { RunRegistry } from '../store/run-registry';
-import { AppConfig } from '../config/app-config';
+import type { ResponseObject } from '../generation/types/response';
 import { ResponseStore, type ConversationRecord } from '../store/response-store';
+import { BackgroundResponses } from './background-responses.service';
 import { engineErrorToApi } from './engine-errors';
 import { pageOf, toStoredInputItems, type ItemPage } from './input-items';
 import type { InputItemsQuery, RetrieveQuery } from './request/query-params';
@@ -29,13 +22,7 @@ import { ReasoningCipher } from '../common/reasoning-cipher';
 
 
 const LIFECYCLE_START = new Set(['response.created', 'response.in_progress', 'response.queued']);
-const CANCEL_WAIT_MS = 5_000;
 
-/** The last event of a response for a reader: completed/incomplete/failed, or a cancel's error. */
-function isTerminal(event: LoggedEvent): boolean {
-  if (event.type === 'error') return event.json.includes(`"code":"${CANCELLED_CODE}"`);
-  return event.type === 'response.completed' || event.type === 'response.incomplete' || event.type === 'response.failed';
-}
 
 /**
  * The Responses use cases: create (sync or streamed), retrieve, delete, list input items. It
@@ -49,116 +36,16 @@ export class ResponsesService {
     private readonly runner: ResponseRunner,
     private readonly store: ResponseStore,
     private readonly cipher: ReasoningCipher,
-    private readonly log: EventLog,
-    private readonly tail: EventTail,
-    private readonly queue: ResponseQueue,
-    private readonly bus: CancelBus,
-    private readonly registry: RunRegistry,
-    private readonly config: AppConfig,
+    private readonly background: BackgroundResponses,
     @Inject(ENGINE) private readonly engine: ConfiguredEngine,
   ) {}
 
   async create(request: ResponseRequest, tenant: string, reply: FastifyReply): Promise<void> {
     const run = await this.prepare(request, tenant, String(reply.request.id));
-    if (request.background) return this.startBackground(run, reply);
+    if (request.background) return this.background.start(run, reply);
     const signal = clientAbortSignal(reply);
     if (request.stream) await this.stream(run, reply, signal);
     else await reply.send(await this.complete(run, signal));
-  }
-
-  /**
-   * Background: the queued snapshot, the input items and the first two events are saved, then the
-   * job is enqueued; a worker on any replica continues the event log from there.
-   */
-  private async startBackground(run: ResponseRun, reply: FastifyReply): Promise<void> {
-    if (!(await this.registry.reserve(run.tenant, run.responseId, this.config.queueLimitPerTenant))) {
-      throw Errors.tooManyQueued(this.config.queueLimitPerTenant, 5);
-    }
-    const events = queuedEvents(run);
-    const queued = (events[0] as { response: ResponseObject }).response;
-    await this.store.save({ tenant: run.tenant, response: queued }, { input: toStoredInputItems(run.responseId, run.request.input) });
-    await this.log.append(run.responseId, events.map((event) => ({ sequence: event.sequence_number, type: event.type, json: JSON.stringify(event) })));
-    try {
-      await this.queue.enqueue(run);
-    } catch (error) {
-      await this.registry.release(run.tenant, run.responseId);
-      throw error;
-    }
-    if (run.request.stream) await this.followLog(run.responseId, -1, reply);
-    else await reply.send(queued);
-  }
-
-  /**
-   * Streams a background response's log from `after` (-1 = the first event): a replay, then live
-   * events until the terminal one. A reader going away only detaches; generation goes on.
-   */
-  private async followLog(responseId: string, after: number, reply: FastifyReply): Promise<void> {
-    const writer = new SseWriter(reply, { keepAliveMs: 15_000 });
-    let last = after;
-    let finished = false;
-    const write = async (events: readonly LoggedEvent[]): Promise<void> => {
-      for (const event of events) {
-        if (finished) return;
-        await writer.write(event.type, event.json);
-        last = event.sequence;
-        finished = isTerminal(event);
-      }
-    };
-    while (!writer.isClosed) {
-      const batch = await this.log.readAfter(responseId, last, 1_000);
-      if (batch.length === 0) break;
-      await write(batch);
-      if (finished) break;
-    }
-    if (!finished && !writer.isClosed) {
-      await new Promise<void>((resolve) => {
-        let writing = Promise.resolve();
-        const stop = this.tail.follow(responseId, last, (events) => {
-          writing = writing.then(() => write(events)).then(() => {
-            if (finished) done();
-          });
-        });
-        const done = (): void => {
-          stop();
-          reply.raw.off('close', done);
-          resolve();
-        };
-        reply.raw.once('close', done);
-        // A response that ended while we subscribed (or whose log lost its end) must not hang us.
-        void this.store.load(responseId).then((stored) => {
-          if (stored && TERMINAL_STATUSES.includes(stored.response.status)) {
-            void writing.then(() => this.log.readAfter(responseId, last)).then((rest) => write(rest)).then(done);
-          }
-        });
-      });
-    }
-    writer.end();
-  }
-
-  /** `POST /v1/responses/{id}/cancel` (any replica). */
-  async cancel(id: string, tenant: string): Promise<ResponseObject> {
-    const { response } = await this.owned(id, tenant);
-    if (!response.background) throw Errors.invalidValue('response_id', 'only background responses can be cancelled');
-    if (TERMINAL_STATUSES.includes(response.status)) return response;
-    if (response.status === 'queued') {
-      const cancelled: ResponseObject = { ...response, status: 'cancelled' };
-      if ((await this.store.transition(cancelled, ['queued'])).written) {
-        await this.queue.removeWaiting(id);
-        await this.registry.release(tenant, id);
-        const event = cancelledWhileQueuedEvent(QUEUED_EVENT_COUNT);
-        await this.log.append(id, [{ sequence: event.sequence_number, type: event.type, json: JSON.stringify(event) }]);
-        return cancelled;
-      }
-    }
-    // Running: the saved flag plus a broadcast reach the worker holding it, wherever it runs.
-    await this.store.flagCancel(id);
-    await this.bus.publish(id);
-    const deadline = Date.now() + CANCEL_WAIT_MS;
-    for (;;) {
-      const stored = await this.store.load(id);
-      if (!stored || TERMINAL_STATUSES.includes(stored.response.status) || Date.now() > deadline) return (stored ?? { response }).response;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
   }
 
   /** `POST /v1/responses/input_tokens`: the prompt the request would send, counted exactly. */
@@ -171,11 +58,16 @@ export class ResponsesService {
     return { object: 'response.input_tokens', input_tokens: this.runner.countPromptTokens(run) };
   }
 
+  /** `POST /v1/responses/{id}/cancel` (any replica). */
+  async cancel(id: string, tenant: string): Promise<ResponseObject> {
+    return this.background.cancel(await this.owned(id, tenant));
+  }
+
   async retrieve(id: string, tenant: string, query: RetrieveQuery, reply: FastifyReply): Promise<void> {
     const { response } = await this.owned(id, tenant);
     if (!query.stream) return void (await reply.send(this.present(response, query.include, tenant)));
     if (!response.background) throw Errors.invalidValue('stream', 'only background responses can be streamed again');
-    await this.followLog(id, query.startingAfter ?? -1, reply);
+    await this.background.follow(id, query.startingAfter ?? -1, reply);
   }
 
   async delete(id: string, tenant: string): Promise<{ id: string; object: 'response'; deleted: true }> {
