@@ -1,4 +1,4 @@
-import { readConformance } from './conformance';
+import { readConformance } from '../../test/support/harmony-conformance';
 import { renderConversationForCompletion } from './render';
 import { CALL, END, RETURN, START } from './special-tokens';
 import { StreamParser, parseMessagesFromCompletionTokens } from './stream-parser';

@@ -1,6 +1,6 @@
 import { readdirSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { CONFORMANCE_DIR, loadCases, readConformance } from './conformance';
+import { CONFORMANCE_DIR, loadCases, readConformance } from '../../test/support/harmony-conformance';
 import { encodeText } from './encoding';
 import { render, renderConversation, renderConversationForCompletion, renderConversationForTraining } from './render';
 import { decodeTokens } from './token-decoder';

@@ -1,4 +1,4 @@
-import { loadCases, readConformance } from './conformance';
+import { loadCases, readConformance } from '../../test/support/harmony-conformance';
 import { decodeTokens } from './token-decoder';
 import { HarmonyParseError, StreamParser } from './stream-parser';
 import type { HarmonyRole, ParsedMessage } from './types';
