@@ -4,6 +4,8 @@
  * a ratio to a raw HTTP read of the same streams (undici, counting bytes only) in the same run.
  * The simulated server runs in a child process, so the client is measured on its own core.
  * Targets: ≥ 0.8 of raw; ≥ 500k tokens/s at 16 streams. Reports only; never fails on timing.
+ * When the server is the bottleneck both reads run at its speed, so the CPU columns also give what
+ * each reader costs: tokens per CPU-second of this process (its capacity on one core).
  *
  *   node -r @swc-node/register bench/engine.bench.ts [rounds]
  */
@@ -37,39 +39,53 @@ async function serve(port: number): Promise<void> {
 interface Measured {
   tokens: number;
   seconds: number;
+  /** CPU seconds this (reading) process spent: user + system. */
+  cpuSeconds: number;
+}
+
+async function timed(tokens: () => Promise<number>): Promise<Measured> {
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  const count = await tokens();
+  const used = process.cpuUsage(cpu);
+  return { tokens: count, seconds: (performance.now() - started) / 1000, cpuSeconds: (used.user + used.system) / 1e6 };
 }
 
 async function rawRead(pool: Pool, body: string, streams: number, expectedTokens: number): Promise<Measured> {
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: streams }, async () => {
-      const res = await pool.request({ path: '/v1/completions', method: 'POST', body, headers: { 'content-type': 'application/json' } });
-      let bytes = 0;
-      for await (const chunk of res.body) bytes += (chunk as Buffer).length;
-      if (res.statusCode !== 200 || bytes === 0) throw new Error(`raw read failed: HTTP ${res.statusCode}`);
-    }),
-  );
-  return { tokens: expectedTokens * streams, seconds: (performance.now() - started) / 1000 };
+  return timed(async () => {
+    await Promise.all(
+      Array.from({ length: streams }, async () => {
+        const res = await pool.request({ path: '/v1/completions', method: 'POST', body, headers: { 'content-type': 'application/json' } });
+        let bytes = 0;
+        for await (const chunk of res.body) bytes += (chunk as Buffer).length;
+        if (res.statusCode !== 200 || bytes === 0) throw new Error(`raw read failed: HTTP ${res.statusCode}`);
+      }),
+    );
+    return expectedTokens * streams;
+  });
 }
 
 async function engineRead(engine: VllmEngine, promptTokens: number[], streams: number, maxTokens: number): Promise<Measured> {
-  const started = performance.now();
-  const counts = await Promise.all(
-    Array.from({ length: streams }, async () => {
-      let tokens = 0;
-      for await (const chunk of engine.generate({ promptTokens, maxTokens, stopTokenIds: STOP_TOKENS, signal: new AbortController().signal })) {
-        tokens += chunk.tokenIds.length;
-      }
-      return tokens;
-    }),
-  );
-  const tokens = counts.reduce((a, b) => a + b, 0);
-  if (tokens !== maxTokens * streams) throw new Error(`engine read ${tokens} tokens, expected ${maxTokens * streams}`);
-  return { tokens, seconds: (performance.now() - started) / 1000 };
+  return timed(async () => {
+    const counts = await Promise.all(
+      Array.from({ length: streams }, async () => {
+        let tokens = 0;
+        for await (const chunk of engine.generate({ promptTokens, maxTokens, stopTokenIds: STOP_TOKENS, signal: new AbortController().signal })) {
+          tokens += chunk.tokenIds.length;
+        }
+        return tokens;
+      }),
+    );
+    const tokens = counts.reduce((a, b) => a + b, 0);
+    if (tokens !== maxTokens * streams) throw new Error(`engine read ${tokens} tokens, expected ${maxTokens * streams}`);
+    return tokens;
+  });
 }
 
 const rate = (m: Measured): number => m.tokens / m.seconds;
 const best = (runs: Measured[]): Measured => runs.reduce((a, b) => (rate(b) > rate(a) ? b : a));
+/** Tokens per CPU-second of the reading process: what one core could sustain if the server kept up. */
+const capacity = (runs: Measured[]): number => Math.max(...runs.map((m) => m.tokens / m.cpuSeconds));
 
 async function main(): Promise<void> {
   const rounds = Number(process.argv[2] ?? 3);
@@ -83,8 +99,8 @@ async function main(): Promise<void> {
   const pool = new Pool(url, { connections: 256 });
   try {
     console.log(`simulated server in a child process; best of ${rounds} rounds per cell\n`);
-    console.log('| streams | raw read tok/s | VllmEngine tok/s | ratio |');
-    console.log('| --- | --- | --- | --- |');
+    console.log('| streams | raw read tok/s | VllmEngine tok/s | ratio | raw tok per CPU-s | VllmEngine tok per CPU-s | CPU ratio |');
+    console.log('| --- | --- | --- | --- | --- | --- | --- |');
     for (const { streams, tokens } of LEVELS) {
       const maxTokens = Math.floor(tokens / streams);
       const body = JSON.stringify({
@@ -102,12 +118,18 @@ async function main(): Promise<void> {
       const raws: Measured[] = [];
       const ours: Measured[] = [];
       for (let round = 0; round < rounds; round++) {
-        raws.push(await rawRead(pool, body, streams, maxTokens));
+        // Alternate the order so neither side always runs on a warmer server.
+        if (round % 2 === 0) raws.push(await rawRead(pool, body, streams, maxTokens));
         ours.push(await engineRead(engine, promptTokens, streams, maxTokens));
+        if (round % 2 === 1) raws.push(await rawRead(pool, body, streams, maxTokens));
       }
       const raw = rate(best(raws));
       const client = rate(best(ours));
-      console.log(`| ${streams} | ${fmt(raw)} | ${fmt(client)} | ${(client / raw).toFixed(2)} |`);
+      const rawCpu = capacity(raws);
+      const clientCpu = capacity(ours);
+      console.log(
+        `| ${streams} | ${fmt(raw)} | ${fmt(client)} | ${(client / raw).toFixed(2)} | ${fmt(rawCpu)} | ${fmt(clientCpu)} | ${(clientCpu / rawCpu).toFixed(2)} |`,
+      );
     }
   } finally {
     await engine.close();

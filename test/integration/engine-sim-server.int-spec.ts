@@ -29,6 +29,14 @@ function events(text: string): string[] {
     .map((block) => block.slice('data: '.length));
 }
 
+interface CompletionChunk {
+  id: string;
+  object: string;
+  model: string;
+  choices: { text: string; token_ids: number[] | null; prompt_token_ids: number[] | null; finish_reason: string | null; stop_reason: number | null }[];
+  usage: { prompt_tokens: number; completion_tokens: number } | null;
+}
+
 const promptOf = (user: string): number[] =>
   sim.engine.codec.encodeHarmony(`<|start|>user<|message|>${user}<|end|><|start|>assistant`);
 
@@ -49,20 +57,20 @@ describe('simulated engine HTTP server', () => {
     expect(type).toMatch(/^text\/event-stream/);
     const data = events(text);
     expect(data.at(-1)).toBe('[DONE]');
-    const chunks = data.slice(0, -1).map((d) => JSON.parse(d) as Record<string, any>);
+    const chunks = data.slice(0, -1).map((d) => JSON.parse(d) as CompletionChunk);
     const usage = chunks.pop()!;
     expect(usage).toMatchObject({ object: 'text_completion', choices: [], usage: { prompt_tokens: prompt.length } });
-    expect(chunks[0]!.choices[0].prompt_token_ids).toEqual(prompt);
-    expect(chunks[1]?.choices[0].prompt_token_ids ?? null).toBeNull();
+    expect(chunks[0]!.choices[0]!.prompt_token_ids).toEqual(prompt);
+    expect(chunks[1]?.choices[0]!.prompt_token_ids ?? null).toBeNull();
     for (const chunk of chunks) {
       expect(chunk).toMatchObject({ id: expect.stringMatching(/^cmpl-/), object: 'text_completion', model: 'gpt-oss-simulated' });
     }
-    const ids = chunks.flatMap((c) => c.choices[0].token_ids as number[]);
+    const ids = chunks.flatMap((c) => c.choices[0]!.token_ids ?? []);
     const last = chunks.at(-1)!.choices[0];
     expect(last).toMatchObject({ finish_reason: 'stop', stop_reason: 200002 });
-    expect(usage.usage.completion_tokens).toBe(ids.length);
+    expect(usage.usage?.completion_tokens).toBe(ids.length);
     // `text` holds every token's text except the stop token's, special tokens included.
-    const textJoined = chunks.map((c) => c.choices[0].text as string).join('');
+    const textJoined = chunks.map((c) => c.choices[0]!.text).join('');
     expect(textJoined).toBe(sim.engine.codec.decode(ids.slice(0, -1)));
     expect(textJoined).toContain('<|channel|>final<|message|>You said: shape check');
   });

@@ -62,25 +62,27 @@ export class ChatCompletionsEngine implements ChatEngine {
     let final: ChatDelta | undefined;
     let usage: EngineUsage | undefined;
     try {
-      for await (const event of this.http.streamEvents({
+      for await (const batch of this.http.streamEvents({
         path: '/v1/chat/completions',
         payload,
         signal: request.signal,
         requestId: request.requestId,
       })) {
-        const reported = (event as WireRecord).usage;
-        if (reported !== undefined && reported !== null) usage = usageFrom(reported) ?? usage;
-        const choice = firstChoice(event, this.label);
-        if (choice === undefined) continue;
-        const delta = this.deltaOf(choice);
-        const finish = choice.finish_reason;
-        if (finish === undefined || finish === null) {
-          if (final !== undefined) throw new EngineError('protocol', `${this.label} sent output after finishing`);
-          if (delta) yield delta;
-          continue;
+        for (const event of batch) {
+          const reported = (event as WireRecord).usage;
+          if (reported !== undefined && reported !== null) usage = usageFrom(reported) ?? usage;
+          const choice = firstChoice(event, this.label);
+          if (choice === undefined) continue;
+          const delta = this.deltaOf(choice);
+          const finish = choice.finish_reason;
+          if (finish === undefined || finish === null) {
+            if (final !== undefined) throw new EngineError('protocol', `${this.label} sent output after finishing`);
+            if (delta) yield delta;
+            continue;
+          }
+          // Held back until the usage chunk that follows, so both travel on the last delta.
+          final = { ...delta, finishReason: finishReasonOf(finish, this.label) };
         }
-        // Held back until the usage chunk that follows, so both travel on the last delta.
-        final = { ...delta, finishReason: finishReasonOf(finish, this.label) };
       }
     } catch (error) {
       if (!(final && error instanceof EngineError && error.kind === 'timeout')) throw error;
@@ -94,25 +96,25 @@ export class ChatCompletionsEngine implements ChatEngine {
 
   private deltaOf(choice: WireRecord): ChatDelta | undefined {
     const delta: ChatDelta = {};
-    let any = false;
+    let hasOutput = false;
     const wire = choice.delta;
     if (wire !== undefined && wire !== null) {
       if (typeof wire !== 'object') throw new EngineError('protocol', `${this.label} sent a malformed "delta"`);
       const record = wire as WireRecord;
       if (typeof record.content === 'string' && record.content !== '') {
         delta.content = record.content;
-        any = true;
+        hasOutput = true;
       }
       const reasoning = typeof record.reasoning_content === 'string' ? record.reasoning_content : record.reasoning;
       if (typeof reasoning === 'string' && reasoning !== '') {
         delta.reasoning = reasoning;
-        any = true;
+        hasOutput = true;
       }
       if (record.tool_calls !== undefined && record.tool_calls !== null) {
         const toolCalls = this.toolCallsOf(record.tool_calls);
         if (toolCalls.length > 0) {
           delta.toolCalls = toolCalls;
-          any = true;
+          hasOutput = true;
         }
       }
     }
@@ -121,10 +123,10 @@ export class ChatCompletionsEngine implements ChatEngine {
       const parsed = this.logprobsOf(logprobs);
       if (parsed.length > 0) {
         delta.logprobs = parsed;
-        any = true;
+        hasOutput = true;
       }
     }
-    return any ? delta : undefined;
+    return hasOutput ? delta : undefined;
   }
 
   private toolCallsOf(value: unknown): ChatToolCallDelta[] {

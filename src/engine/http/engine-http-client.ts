@@ -80,19 +80,21 @@ export class EngineHttpClient {
   }
 
   /**
-   * POSTs `payload` and yields each streamed event as parsed JSON, ending at `[DONE]` or at the
-   * end of the body. An `{"error": …}` event is thrown as an EngineError.
+   * POSTs `payload` and yields the streamed events as parsed JSON, ending at `[DONE]` or at the
+   * end of the body. Events arrive in batches: all those completed by one read from the socket,
+   * so a fast stream costs one async step per read, not per event. An `{"error": …}` event is
+   * thrown as an EngineError (after the events before it).
    */
-  async *streamEvents(call: StreamCall): AsyncGenerator<unknown, void, undefined> {
+  async *streamEvents(call: StreamCall): AsyncGenerator<unknown[], void, undefined> {
     if (call.signal.aborted) throw this.aborted(call.signal);
     const body = JSON.stringify(call.payload);
     const deadline = Date.now() + this.firstTokenTimeoutMs;
     for (let attempt = 1; ; attempt++) {
       let started = false;
       try {
-        for await (const event of this.attempt(call, body, deadline)) {
+        for await (const batch of this.attempt(call, body, deadline)) {
           started = true;
-          yield event;
+          yield batch;
         }
         return;
       } catch (error) {
@@ -159,7 +161,7 @@ export class EngineHttpClient {
     await this.pool.destroy();
   }
 
-  private async *attempt(call: StreamCall, body: string, deadline: number): AsyncGenerator<unknown, void, undefined> {
+  private async *attempt(call: StreamCall, body: string, deadline: number): AsyncGenerator<unknown[], void, undefined> {
     const controller = new AbortController();
     const onAbort = (): void => controller.abort();
     call.signal.addEventListener('abort', onAbort, { once: true });
@@ -214,20 +216,31 @@ export class EngineHttpClient {
         received += chunk.length;
         if (done) continue; // drain to the end so the connection can be reused
         const events = parser.push(chunk);
+        if (events.length === 0) continue;
+        const batch: unknown[] = [];
+        let failure: unknown;
         for (let i = 0; i < events.length; i++) {
           const data = events[i]!;
           if (data === '[DONE]') {
             done = true;
             break;
           }
-          const event = parseEvent(data, this.label);
+          try {
+            batch.push(parseEvent(data, this.label));
+          } catch (error) {
+            failure = error;
+            break;
+          }
+        }
+        if (batch.length > 0) {
           if (!streaming) {
             streaming = true;
             clearTimeout(timer);
             timer = setTimeout(checkIdle, this.idleTimeoutMs);
           }
-          yield event;
+          yield batch;
         }
+        if (failure !== undefined) throw failure;
         waiting = true;
         waitStart = Date.now();
       }

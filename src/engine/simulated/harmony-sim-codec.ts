@@ -30,6 +30,18 @@ function toSim(message: ParsedMessage): SimParsedMessage {
   };
 }
 
+/** Bytes per token id, kept: the server needs them for every token it streams as text. */
+const bytesCache: Array<Uint8Array | undefined> = [];
+
+function cachedTokenBytes(id: number): Uint8Array {
+  let bytes = bytesCache[id];
+  if (bytes === undefined) {
+    bytes = tokenBytes(id);
+    if (Number.isInteger(id) && id >= 0 && id < 1 << 20) bytesCache[id] = bytes;
+  }
+  return bytes;
+}
+
 /** The simulated engine's view of the harmony library. */
 export function harmonySimCodec(): SimCodec {
   return {
@@ -49,7 +61,7 @@ export function harmonySimCodec(): SimCodec {
       return ids;
     },
     decode: (ids) => decodeTokens(ids),
-    tokenBytes,
+    tokenBytes: cachedTokenBytes,
     isSpecial: isSpecialToken,
     parseConversation: (ids) => parseMessagesFromCompletionTokens(ids, null, true).map(toSim),
     parseCompletion(ids) {

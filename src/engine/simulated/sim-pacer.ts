@@ -14,7 +14,7 @@ export interface SimSpeed {
   chunkTokens: number;
 }
 
-const CHUNKS_PER_TURN = 8;
+const CHUNKS_PER_TURN = 32;
 
 /** Yields the end index of each successive chunk of `total` tokens, paced by `speed`. */
 export async function* paceTokens(total: number, speed: SimSpeed, signal: AbortSignal): AsyncGenerator<number, void, undefined> {

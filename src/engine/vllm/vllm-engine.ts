@@ -64,37 +64,43 @@ export class VllmEngine implements Engine {
     let usage: EngineUsage | undefined;
     let lastId = -1;
     try {
-      for await (const event of this.http.streamEvents({
+      for await (const batch of this.http.streamEvents({
         path: '/v1/completions',
         payload,
         signal: request.signal,
         requestId: request.requestId,
       })) {
-        const reported = (event as WireRecord).usage;
-        if (reported !== undefined && reported !== null) usage = usageFrom(reported) ?? usage;
-        const choice = firstChoice(event, this.label);
-        if (choice === undefined) continue;
-        let tokenIds = tokenIdsOf(choice.token_ids, this.label);
-        if (tokenIds === undefined) {
-          if (typeof choice.text !== 'string') {
-            throw new EngineError('protocol', `${this.label} sent a chunk with neither "token_ids" nor "text"`);
+        // Events that arrived together leave as one chunk: fewer async steps for the consumer.
+        let pending: number[] | undefined;
+        for (const event of batch) {
+          const reported = (event as WireRecord).usage;
+          if (reported !== undefined && reported !== null) usage = usageFrom(reported) ?? usage;
+          const choice = firstChoice(event, this.label);
+          if (choice === undefined) continue;
+          let tokenIds = tokenIdsOf(choice.token_ids, this.label);
+          if (tokenIds === undefined) {
+            if (typeof choice.text !== 'string') {
+              throw new EngineError('protocol', `${this.label} sent a chunk with neither "token_ids" nor "text"`);
+            }
+            reencoder ??= new TextReencoder(this.options.textCodec ?? harmonyTextCodec());
+            tokenIds = reencoder.push(choice.text);
           }
-          reencoder ??= new TextReencoder(this.options.textCodec ?? harmonyTextCodec());
-          tokenIds = reencoder.push(choice.text);
-        }
-        const finish = choice.finish_reason;
-        if (finish === undefined || finish === null) {
-          if (final !== undefined) throw new EngineError('protocol', `${this.label} sent tokens after finishing`);
-          if (tokenIds.length > 0) {
+          const finish = choice.finish_reason;
+          if (finish === undefined || finish === null) {
+            if (final !== undefined) throw new EngineError('protocol', `${this.label} sent tokens after finishing`);
+            if (tokenIds.length === 0) continue;
+            if (pending === undefined) pending = tokenIds;
+            else for (let i = 0; i < tokenIds.length; i++) pending.push(tokenIds[i]!);
             lastId = tokenIds[tokenIds.length - 1]!;
-            yield { tokenIds };
+            continue;
           }
-          continue;
+          if (final !== undefined) throw new EngineError('protocol', `${this.label} finished twice`);
+          if (reencoder) tokenIds.push(...reencoder.flush());
+          if (tokenIds.length > 0) lastId = tokenIds[tokenIds.length - 1]!;
+          // Held back until the usage chunk that follows it, so both travel together.
+          final = this.finalChunk(finish, choice.stop_reason, tokenIds, lastId, request.stopTokenIds);
         }
-        if (reencoder) tokenIds.push(...reencoder.flush());
-        if (tokenIds.length > 0) lastId = tokenIds[tokenIds.length - 1]!;
-        // Hold the last chunk back until the usage chunk that follows it, so both travel together.
-        final = this.finalChunk(finish, choice.stop_reason, tokenIds, lastId, request.stopTokenIds);
+        if (pending !== undefined) yield { tokenIds: pending };
       }
     } catch (error) {
       // A stall after the finish chunk only cost us the usage numbers.
