@@ -60,6 +60,8 @@ export async function* harmonyTurn(engine: Engine, run: ResponseRun, emitter: Ou
       requestId: run.requestId,
       signal,
     });
+    // The very first text goes out at once (time to first token), even from a large chunk.
+    let firstText = true;
     for await (const chunk of stream) {
       // Deltas are coalesced per engine chunk: one event for the text of all its tokens.
       let pending = '';
@@ -74,7 +76,14 @@ export async function* harmonyTurn(engine: Engine, run: ResponseRun, emitter: Ou
           yield* emitter.beginItem(openKind, openKind === 'function_call' ? { name: functionName(parser.currentRecipient) } : undefined);
         } else if (parser.state === 'Content') {
           if (openKind === 'reasoning') reasoningTokens += 1;
-          if (parser.lastContentDelta !== null) pending += parser.lastContentDelta;
+          if (parser.lastContentDelta !== null) {
+            pending += parser.lastContentDelta;
+            if (firstText) {
+              firstText = false;
+              yield emitter.delta(pending);
+              pending = '';
+            }
+          }
         }
         if (parser.messages.length > completed) {
           if (pending) yield emitter.delta(pending);

@@ -231,6 +231,14 @@ export class EngineHttpClient {
             failure = error;
             break;
           }
+          if (!streaming) {
+            // The stream's first event goes on alone, before the rest of its read is parsed:
+            // a fast engine's first read can hold the whole answer (time to first token).
+            streaming = true;
+            clearTimeout(timer);
+            timer = setTimeout(checkIdle, this.idleTimeoutMs);
+            yield batch.splice(0);
+          }
         }
         if (batch.length > 0) {
           if (!streaming) {
