@@ -19,7 +19,7 @@ import { LogWriter } from '../src/queue/log-writer';
 import { EventLog } from '../src/store/event-log';
 import { RedisService } from '../src/store/redis.service';
 import { aRun } from '../test/support/fixtures';
-import { freePort, startProcess, stopProcess } from './support/processes';
+import { deleteBenchKeys, freePort, startProcess, stopProcess } from './support/processes';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const RESPONSES = Number(process.env.BENCH_RESPONSES ?? 1_000);
@@ -178,20 +178,10 @@ async function main(): Promise<void> {
     redis.disconnect();
     await Promise.all([stopProcess(api), ...workers.map(stopProcess), stopProcess(sim)]);
     await agent.close();
-    // Clean up this run's keys only (twice: closing queues may still write their metadata).
-    const cleaner = new Redis(REDIS_URL);
-    for (let pass = 0; pass < 2; pass += 1) {
-      await new Promise((r) => setTimeout(r, 300));
-      for (const pattern of [`${prefix}:*`, `{${prefix}}:*`, `${prefix}-log:*`]) {
-        let cursor = '0';
-        do {
-          const [nextCursor, keys] = await cleaner.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
-          cursor = nextCursor;
-          if (keys.length) await cleaner.unlink(...keys);
-        } while (cursor !== '0');
-      }
-    }
-    cleaner.disconnect();
+    // This run's keys only (twice: closing queues may still write their metadata).
+    await deleteBenchKeys(REDIS_URL, prefix);
+    await new Promise((r) => setTimeout(r, 300));
+    await deleteBenchKeys(REDIS_URL, prefix);
   }
 }
 

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { runLoad, type LoadResult } from './support/load';
-import { freePort, ROOT, startProcess, stopProcess } from './support/processes';
+import { deleteBenchKeys, freePort, ROOT, startProcess, stopProcess } from './support/processes';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 5_000);
@@ -57,6 +57,7 @@ async function main(): Promise<void> {
     }
   } finally {
     await Promise.all([stopProcess(gateway), stopProcess(bare)]);
+    await deleteBenchKeys(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', prefix);
   }
 }
 

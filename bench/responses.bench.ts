@@ -14,7 +14,7 @@ import { Agent, request } from 'undici';
 import { renderConversationForCompletion } from '../src/harmony';
 import { buildHarmonyPrompt } from '../src/prompt/harmony-prompt';
 import { aRequest } from '../test/support/fixtures';
-import { freePort, startProcess, stopProcess } from './support/processes';
+import { deleteBenchKeys, freePort, startProcess, stopProcess } from './support/processes';
 
 const TOKENS = Number(process.env.BENCH_COMPLETION_TOKENS ?? 2_000);
 const TTFT_RUNS = Number(process.env.BENCH_TTFT_RUNS ?? 60);
@@ -146,6 +146,7 @@ async function main(): Promise<void> {
     for (const row of rows) console.log(row);
   } finally {
     await Promise.all([stopProcess(gateway), stopProcess(sim)]);
+    await deleteBenchKeys(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', prefix);
     await agent.close();
   }
 }

@@ -37,3 +37,18 @@ export async function stopProcess(child: ChildProcess): Promise<void> {
   await exited;
   clearTimeout(timer);
 }
+
+/** Deletes every key a bench run's prefix owns (`prefix:*`, `{prefix}:*`), nothing else. */
+export async function deleteBenchKeys(redisUrl: string, prefix: string): Promise<void> {
+  const { Redis } = await import('ioredis');
+  const redis = new Redis(redisUrl);
+  for (const pattern of [`${prefix}:*`, `{${prefix}}:*`, `${prefix}-log:*`]) {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+      cursor = next;
+      if (keys.length > 0) await redis.unlink(...keys);
+    } while (cursor !== '0');
+  }
+  redis.disconnect();
+}
