@@ -173,7 +173,12 @@ export class ResponsesService {
 
   /** Settings a harmony token engine cannot honour are a 400, never silently ignored. */
   private checkEngineCanHonour(request: ResponseRequest): void {
-    if (this.engine.format !== 'harmony') return;
+    if (this.engine.format !== 'harmony') {
+      if (request.truncation === 'auto') {
+        throw Errors.unsupportedValue('truncation', "'auto' needs the model's tokenizer, which chat-completions engines do not expose; use 'disabled'.");
+      }
+      return;
+    }
     if (request.toolChoice !== 'auto' && request.toolChoice !== 'none') {
       throw Errors.unsupportedValue('tool_choice', "gpt-oss (harmony) engines only support 'auto' and 'none'.");
     }

@@ -43,6 +43,13 @@ describe('Responses over a chat-completions engine', () => {
     expect(part.logprobs![0]).toMatchObject({ token: expect.any(String), logprob: expect.any(Number), top_logprobs: expect.any(Array) });
   });
 
+  it("refuses truncation 'auto', which needs a tokenizer a chat engine does not expose", async () => {
+    await expect(client.responses.create({ model: MODEL, input: 'x', truncation: 'auto' })).rejects.toMatchObject({
+      status: 400,
+      error: { code: 'unsupported_value', param: 'truncation' },
+    });
+  });
+
   it('maps tool_calls to function_call items and round-trips the output', async () => {
     const call = await client.responses.create({ model: MODEL, input: 'use lookup for "serendipity"', tools: [tool], tool_choice: 'required' });
     expect(responseProblems(call)).toEqual([]);
