@@ -52,5 +52,6 @@ describe('render → parse round trip', () => {
       }),
       { numRuns: 400 },
     );
-  });
+    // 400 runs take ~2 s; a loaded CI machine can take several times that.
+  }, 60_000);
 });
