@@ -190,6 +190,9 @@ function parseItem(check: JsonCheck, value: unknown): InputItem {
       return parseMessage(check, raw);
     case 'function_call': {
       const item = check.object(raw, ['type', 'id', 'call_id', 'name', 'arguments', 'status', 'namespace']);
+      if (item.namespace !== undefined && item.namespace !== null) {
+        throw check.at('namespace').unsupported('tool namespaces are not supported; call the function by its plain name.');
+      }
       const call: FunctionCallInputItem = {
         type: 'function_call',
         call_id: check.at('call_id').string(check.at('call_id').required(item.call_id), { nonEmpty: true, maxLength: 64 }),
