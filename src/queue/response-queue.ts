@@ -47,6 +47,6 @@ export class ResponseQueue implements BeforeApplicationShutdown {
 
   // Before Redis closes its connections (that happens in onApplicationShutdown).
   async beforeApplicationShutdown(): Promise<void> {
-    await this.queue.close();
+    await this.queue.close().catch(() => undefined); // nothing is lost: jobs live in Redis
   }
 }

@@ -35,6 +35,11 @@ export class RunResponseProcessor implements OnApplicationBootstrap, BeforeAppli
 
   /** Stops taking jobs and lets running ones finish, before Redis connections close. */
   async beforeApplicationShutdown(): Promise<void> {
-    await this.worker?.close();
+    try {
+      await this.worker?.close();
+    } catch (error) {
+      // Shutting down anyway: runs that could not finish are reaped by another worker.
+      this.logger.warn(`closing the job consumer failed: ${String(error)}`);
+    }
   }
 }

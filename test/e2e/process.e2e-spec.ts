@@ -24,7 +24,9 @@ describe('the service as a process', () => {
     const log = service.output().split('\n').find((line) => line.includes('listening on'))!;
     expect(JSON.parse(log)).toMatchObject({ level: 'info', role: 'all', engine: 'simulated' });
     service.child.kill('SIGTERM');
-    expect(await service.exited).toEqual({ code: 0, signal: null });
+    const exit = await service.exited;
+    // On failure, show what the process said.
+    expect({ ...exit, output: exit.code === 0 ? '' : service.output().slice(-3000) }).toEqual({ code: 0, signal: null, output: '' });
     expect(service.output()).toContain('shutdown complete');
   });
 
@@ -35,6 +37,7 @@ describe('the service as a process', () => {
     expect(JSON.parse(line)).toMatchObject({ role: 'worker', redis: { up: true } });
     await expect(fetch(`http://127.0.0.1:${port}/health/live`)).rejects.toThrow();
     service.child.kill('SIGTERM');
-    expect(await service.exited).toEqual({ code: 0, signal: null });
+    const exit = await service.exited;
+    expect({ ...exit, output: exit.code === 0 ? '' : service.output().slice(-3000) }).toEqual({ code: 0, signal: null, output: '' });
   });
 });
