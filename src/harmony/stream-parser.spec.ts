@@ -91,3 +91,14 @@ describe('parse cases drawn from upstream test-data files', () => {
     else expect(decodeTokens(c.tokens).trimEnd()).toBe(content);
   });
 });
+
+describe('a token that starts with U+FEFF (bytes EF BB BF)', () => {
+  it('keeps the character when it is decoded through the byte path', () => {
+    // 9552 leaves F0 9F pending, so the next token goes through byte decoding.
+    const parser = new StreamParser('assistant', false);
+    for (const id of [200005, 17196, 200008, 9552, 5574]) parser.process(id);
+    parser.processEos();
+    expect(parser.messages[0]!.content).toContain('\uFEFF');
+    expect(decodeTokens([9552, 5574])).toContain('\uFEFF');
+  });
+});

@@ -21,8 +21,9 @@ export interface ParsedHeader {
 }
 
 const ROLES: ReadonlySet<string> = new Set(['user', 'assistant', 'system', 'developer', 'tool']);
-const lossy = new TextDecoder('utf-8', { fatal: false });
-const strictDecoder = new TextDecoder('utf-8', { fatal: true });
+// ignoreBOM: a token may start with EF BB BF (U+FEFF), which is content, not a byte-order mark.
+const lossy = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
+const strictDecoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 const encoder = new TextEncoder();
 
 /**

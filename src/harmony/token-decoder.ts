@@ -4,7 +4,8 @@ import { isSpecialToken, specialTokenText } from './special-tokens';
 const processor = (o200k as unknown as { bytePairEncodingCoreProcessor: { tryDecodeToken(id: number): string | Uint8Array | undefined } })
   .bytePairEncodingCoreProcessor;
 const utf8 = new TextEncoder();
-const lossy = new TextDecoder('utf-8', { fatal: false });
+// ignoreBOM: a token may start with EF BB BF (U+FEFF), which is content, not a byte-order mark.
+const lossy = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
 
 /** Per id: its text when its bytes are valid UTF-8 on their own, else its raw bytes. */
 const table: Array<string | Uint8Array | null | undefined> = [];
