@@ -8,50 +8,22 @@ import type {
   ChatTokenLogprob,
   ChatToolCallDelta,
   ChatTopLogprob,
-  EngineHealth,
   EngineUsage,
 } from '../engine';
-import { EngineHttpClient, type EngineHttpOptions } from '../http/engine-http-client';
-import { ModelInfo } from '../http/model-info';
+import { HttpEngine, type HttpEngineOptions } from '../http/http-engine';
 import { firstChoice, samplingFields, usageFrom, type WireRecord } from '../http/wire';
 
-export interface ChatCompletionsEngineOptions extends EngineHttpOptions {
-  /** Model name to send; learned from `GET /v1/models` when unset. */
-  model?: string;
-  metadataTimeoutMs?: number;
-}
+export type ChatCompletionsEngineOptions = HttpEngineOptions;
 
 /**
  * Engine for models without harmony, over any OpenAI-compatible `/v1/chat/completions` server.
  * Streams content, reasoning (`reasoning_content`, or `reasoning` in newer vLLM) and tool-call
  * deltas; the caller maps them to Responses events.
  */
-export class ChatCompletionsEngine implements ChatEngine {
+export class ChatCompletionsEngine extends HttpEngine implements ChatEngine {
   readonly kind = 'chat' as const;
-  private readonly http: EngineHttpClient;
-  private readonly info: ModelInfo;
-  private readonly label: string;
-
   constructor(options: ChatCompletionsEngineOptions) {
-    this.label = `the chat engine at ${options.url}`;
-    this.http = new EngineHttpClient(options, this.label);
-    this.info = new ModelInfo(this.http, options.model, options.metadataTimeoutMs ?? 5_000);
-  }
-
-  modelId(): Promise<string> {
-    return this.info.modelId();
-  }
-
-  contextLength(): Promise<number | undefined> {
-    return this.info.contextLength();
-  }
-
-  health(): Promise<EngineHealth> {
-    return this.info.health();
-  }
-
-  close(): Promise<void> {
-    return this.http.close();
+    super(options, `the chat engine at ${options.url}`);
   }
 
   async *chat(request: ChatRequest): AsyncGenerator<ChatDelta, void, undefined> {

@@ -1,7 +1,6 @@
 import { EngineError } from '../engine-error';
-import type { Engine, EngineHealth, EngineUsage, FinishReason, GenerateChunk, GenerateRequest, StructuredOutput } from '../engine';
-import { EngineHttpClient, type EngineHttpOptions } from '../http/engine-http-client';
-import { ModelInfo } from '../http/model-info';
+import type { Engine, EngineUsage, FinishReason, GenerateChunk, GenerateRequest, StructuredOutput } from '../engine';
+import { HttpEngine, type HttpEngineOptions } from '../http/http-engine';
 import { firstChoice, samplingFields, usageFrom, type WireRecord } from '../http/wire';
 import { harmonyTextCodec } from './harmony-text-codec';
 import { TextReencoder, type TokenTextCodec } from './text-reencoder';
@@ -13,12 +12,8 @@ import { TextReencoder, type TokenTextCodec } from './text-reencoder';
  */
 export type StructuredOutputField = 'structured_outputs' | 'guided_json';
 
-export interface VllmEngineOptions extends EngineHttpOptions {
-  /** Model name to send; learned from `GET /v1/models` when unset. */
-  model?: string;
+export interface VllmEngineOptions extends HttpEngineOptions {
   structuredOutputField?: StructuredOutputField;
-  /** Timeout of `GET /v1/models` and `GET /health`. */
-  metadataTimeoutMs?: number;
   /** Re-encodes `text` of engines that omit `token_ids` (default: o200k_harmony). */
   textCodec?: TokenTextCodec;
 }
@@ -29,32 +24,10 @@ export interface VllmEngineOptions extends EngineHttpOptions {
  * chunk's `choices[0].token_ids` comes back. Aborting the request's signal closes the HTTP
  * connection, which is how vLLM learns to stop generating.
  */
-export class VllmEngine implements Engine {
+export class VllmEngine extends HttpEngine implements Engine {
   readonly kind = 'vllm' as const;
-  private readonly http: EngineHttpClient;
-  private readonly info: ModelInfo;
-  private readonly label: string;
-
   constructor(private readonly options: VllmEngineOptions) {
-    this.label = `the vLLM engine at ${options.url}`;
-    this.http = new EngineHttpClient(options, this.label);
-    this.info = new ModelInfo(this.http, options.model, options.metadataTimeoutMs ?? 5_000);
-  }
-
-  modelId(): Promise<string> {
-    return this.info.modelId();
-  }
-
-  contextLength(): Promise<number | undefined> {
-    return this.info.contextLength();
-  }
-
-  health(): Promise<EngineHealth> {
-    return this.info.health();
-  }
-
-  close(): Promise<void> {
-    return this.http.close();
+    super(options, `the vLLM engine at ${options.url}`);
   }
 
   async *generate(request: GenerateRequest): AsyncGenerator<GenerateChunk, void, undefined> {
